@@ -1,0 +1,37 @@
+//! The window-law seam: one object-safe trait, one boxed controller per connection.
+
+use std::fmt::Debug;
+
+use crate::state::SubflowState;
+
+/// A congestion-avoidance window law over the subflows of one connection.
+///
+/// Loss detection, slow start, fast recovery and timeouts are the transport's; a controller
+/// decides only how much a subflow's window grows per acknowledged packet in congestion
+/// avoidance and how much it shrinks on a loss event. Both are pure functions of the subflow
+/// states (so a fluid-model solver can use the same code); the `on_*` hooks let stateful
+/// algorithms keep estimates between calls.
+pub trait CoupledController: Debug + Send {
+    /// The configuration name (`"reno"`, `"lia"`, …).
+    fn name(&self) -> &'static str;
+
+    /// Growth of `w_r`, packets, per packet newly acknowledged on subflow `r` in congestion
+    /// avoidance.
+    fn increase(&self, subflows: &[SubflowState], r: usize) -> f64;
+
+    /// Reduction of `w_r`, packets, on a loss event on subflow `r` (the new slow-start threshold
+    /// is `w_r` minus this, floored by the transport).
+    fn decrease(&self, subflows: &[SubflowState], r: usize) -> f64;
+
+    /// Called after an acknowledgement of `acked` new packets on subflow `r`.
+    fn on_ack(&mut self, _subflows: &[SubflowState], _r: usize, _acked: u64) {}
+
+    /// Called on a loss event on subflow `r`, before the decrease is applied.
+    fn on_loss(&mut self, _subflows: &[SubflowState], _r: usize) {}
+
+    /// The algorithm's internal state for subflow `r`, if it has one worth recording (OLIA's α,
+    /// an adaptive `a`); recorded in the time series.
+    fn internal_state(&self, _subflows: &[SubflowState], _r: usize) -> Option<f64> {
+        None
+    }
+}

@@ -1,0 +1,38 @@
+//! The event core of equipoise: everything a packet-level simulation needs below the transport.
+//!
+//! A tour, bottom up:
+//!
+//! - [`time`] and [`units`]: integer picosecond [`Time`] and bit-per-second [`Rate`], so that
+//!   serialization times are exact and runs reproducible.
+//! - [`events`]: the [`EventList`], a heap ordered by `(time, sequence)`; same-time events run
+//!   in the order they were scheduled.
+//! - [`packet`]: the [`PacketArena`] (a `Vec` with a free list, packets named by `u32` ids) and
+//!   the intrusive [`PacketFifo`] that queues and pipes are built from.
+//! - [`discipline`] and [`queue`]: a link's output [`Queue`], served at the link rate, with
+//!   drop-tail, RED or a random drop zone, exogenous Bernoulli loss, up/down state, and the
+//!   link's [`LinkCounters`].
+//! - [`pipe`]: constant propagation delay as a FIFO with one pending event at most.
+//! - [`network`]: queues and pipes in typed arenas, routes as runs of a hop table, and the
+//!   forwarding `match` that moves packets along.
+//! - [`rng`]: per-component random streams derived from the run seed and the component's name.
+//!
+//! This crate does no I/O and never reads a clock: a run is a pure function of its inputs.
+
+pub mod discipline;
+pub mod events;
+pub mod network;
+pub mod packet;
+pub mod pipe;
+pub mod queue;
+pub mod rng;
+pub mod time;
+pub mod units;
+
+pub use discipline::{BufferLimit, Discipline, DropReason, Red};
+pub use events::EventList;
+pub use network::{Delivery, Hop, NetEvent, Network, PipeId, QueueId, RouteId};
+pub use packet::{Packet, PacketArena, PacketFifo, PacketId, PacketKind};
+pub use pipe::Pipe;
+pub use queue::{Admission, LinkCounters, Queue};
+pub use time::Time;
+pub use units::Rate;

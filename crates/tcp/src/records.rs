@@ -1,0 +1,145 @@
+//! What a run reports: one record per flow, subflow and link, and time-series samples.
+//!
+//! Units are in the field names' documentation and in the column names the CLI writes.
+
+/// One row per flow.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowRecord {
+    /// Flow name (`sp.3` for the fourth of a counted group).
+    pub flow: String,
+    /// Window law.
+    pub algorithm: String,
+    /// Number of subflows.
+    pub subflows: u32,
+    /// Start time, seconds.
+    pub start_s: f64,
+    /// Delivered bits per second over the flow's measured interval (after the warm-up).
+    pub goodput_bps: f64,
+    /// Bytes delivered in order to the receiver after the warm-up.
+    pub bytes_delivered: u64,
+    /// Data packets sent after the warm-up, retransmissions included.
+    pub packets_sent: u64,
+    /// Data packets retransmitted after the warm-up.
+    pub retransmissions: u64,
+    /// Retransmission timeouts after the warm-up.
+    pub timeouts: u64,
+    /// Loss events (fast retransmits and timeouts) after the warm-up.
+    pub loss_events: u64,
+    /// Transfer size, bytes (`None` for bulk flows).
+    pub size_bytes: Option<u64>,
+    /// Time from start to the last byte's arrival, seconds (finite flows that completed).
+    pub completion_time_s: Option<f64>,
+}
+
+/// One row per subflow.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SubflowRecord {
+    /// Flow name.
+    pub flow: String,
+    /// Subflow number within the flow, from 0.
+    pub subflow: u32,
+    /// Links crossed, joined by `>`.
+    pub path: String,
+    /// Bits per second acknowledged on this subflow over the flow's measured interval.
+    pub goodput_bps: f64,
+    /// Time-average congestion window after the warm-up, packets.
+    pub mean_cwnd_pkts: f64,
+    /// Mean smoothed RTT over the RTT samples after the warm-up, seconds.
+    pub mean_srtt_s: f64,
+    /// Smallest RTT measured, seconds.
+    pub min_rtt_s: f64,
+    /// Data packets sent after the warm-up.
+    pub packets_sent: u64,
+    /// Data packets retransmitted after the warm-up.
+    pub retransmissions: u64,
+    /// Fast retransmits after the warm-up.
+    pub fast_retransmits: u64,
+    /// Retransmission timeouts after the warm-up.
+    pub timeouts: u64,
+}
+
+/// One row per link (its forward direction).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkRecord {
+    /// Link name.
+    pub link: String,
+    /// Capacity, bits per second.
+    pub rate_bps: f64,
+    /// One-way propagation delay, seconds.
+    pub delay_s: f64,
+    /// Fraction of the measured interval spent serializing.
+    pub utilization: f64,
+    /// Packets that arrived after the warm-up.
+    pub arrivals: u64,
+    /// Packets that left after the warm-up.
+    pub departures: u64,
+    /// Packets dropped by the queue discipline.
+    pub queue_drops: u64,
+    /// Packets lost to exogenous random loss.
+    pub random_losses: u64,
+    /// Packets dropped while the link was down.
+    pub down_drops: u64,
+    /// All drops divided by arrivals.
+    pub loss_rate: f64,
+    /// Time-average queue length, packets (the packet in service included).
+    pub mean_queue_pkts: f64,
+    /// Largest queue, packets.
+    pub max_queue_pkts: u32,
+    /// Time-average queue length, bytes.
+    pub mean_queue_bytes: f64,
+    /// Largest queue, bytes.
+    pub max_queue_bytes: u64,
+}
+
+/// One time-series row: a subflow at a sampling instant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    /// Sampling time, seconds.
+    pub time_s: f64,
+    /// Index of the flow in the flows table.
+    pub flow: u32,
+    /// Subflow number within the flow.
+    pub subflow: u32,
+    /// Congestion window, packets.
+    pub cwnd_pkts: f64,
+    /// Smoothed RTT, seconds (0 before the first sample).
+    pub srtt_s: f64,
+    /// Bits per second acknowledged since the previous sample.
+    pub rate_bps: f64,
+    /// The window law's internal state, where it has one.
+    pub cc_state: Option<f64>,
+}
+
+/// Whole-run counts, for the summary and for conservation checks.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RunStats {
+    /// Events executed.
+    pub events: u64,
+    /// Simulated time, seconds.
+    pub simulated_s: f64,
+    /// Data packets that reached a receiver (whole run).
+    pub data_delivered: u64,
+    /// Data packets sent (whole run).
+    pub data_sent: u64,
+    /// Data packets dropped in the network (whole run).
+    pub data_dropped: u64,
+    /// Data packets still in queues or pipes at the end.
+    pub data_in_flight: u64,
+    /// Most packets alive at once (arena slots).
+    pub peak_packets: u64,
+}
+
+/// Everything a run produces.
+#[derive(Clone, Debug, Default)]
+pub struct RunOutput {
+    /// Per-flow results.
+    pub flows: Vec<FlowRecord>,
+    /// Per-subflow results.
+    pub subflows: Vec<SubflowRecord>,
+    /// Per-link results.
+    pub links: Vec<LinkRecord>,
+    /// Time series (empty unless a sample interval was set).
+    pub samples: Vec<Sample>,
+    /// Whole-run counts.
+    pub stats: RunStats,
+}

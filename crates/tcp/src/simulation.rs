@@ -1,0 +1,401 @@
+//! A runnable simulation: links and connections over one network, the event loop, and the
+//! records it reports.
+
+use mptcp_cc::{Algorithm, SubflowState};
+use sim_core::rng::stream;
+use sim_core::{BufferLimit, Discipline, EventList, Hop, LinkCounters, Network, PacketKind, Pipe, PipeId, Queue, QueueId, Rate, Time};
+
+use crate::config::TcpConfig;
+use crate::connection::{Connection, Ctx};
+use crate::event::Event;
+use crate::receiver::{Ack, Receiver};
+use crate::records::{FlowRecord, LinkRecord, RunOutput, RunStats, Sample, SubflowRecord};
+use crate::rtt::RttEstimator;
+use crate::sender::{SenderCounters, SubflowSender};
+
+/// Run-wide settings (the `[sim]` table of a scenario).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimConfig {
+    /// How long to simulate.
+    pub duration: Time,
+    /// Statistics ignore everything before this.
+    pub warmup: Time,
+    /// Seed of every random stream.
+    pub seed: u64,
+    /// Data packet size on the wire, bytes.
+    pub mss: u32,
+    /// Acknowledgement size on the wire, bytes.
+    pub ack_size: u32,
+    /// Time-series resolution (`None`: no time series).
+    pub sample_interval: Option<Time>,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig { duration: Time::from_secs(10), warmup: Time::ZERO, seed: 1, mss: 1500, ack_size: 40, sample_interval: None }
+    }
+}
+
+/// A link as built: a queue and forward pipe, plus an uncongested reverse pipe for ACKs.
+#[derive(Clone, Debug)]
+pub struct LinkSpec {
+    /// Unique name.
+    pub name: String,
+    /// Capacity.
+    pub rate: Rate,
+    /// One-way propagation delay.
+    pub delay: Time,
+    /// Buffer size, counting the packet in service.
+    pub buffer: BufferLimit,
+    /// Queue discipline.
+    pub discipline: Discipline,
+    /// Exogenous Bernoulli loss probability per packet.
+    pub loss: f64,
+    /// Scheduled state changes: at this time, up (`true`) or down.
+    pub events: Vec<(Time, bool)>,
+}
+
+/// Index of a link in a [`Simulation`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkIndex(pub u32);
+
+/// A flow as built: its window law, one path per subflow, and its traffic.
+#[derive(Clone, Debug)]
+pub struct FlowSpec {
+    /// Unique name.
+    pub name: String,
+    /// Window law.
+    pub algorithm: Algorithm,
+    /// One list of links per subflow.
+    pub paths: Vec<Vec<LinkIndex>>,
+    /// Links the ACKs of each subflow cross (through their queues); `None`: an uncongested
+    /// reverse path with the forward path's propagation delay.
+    pub reverse_paths: Option<Vec<Vec<LinkIndex>>>,
+    /// When it starts.
+    pub start: Time,
+    /// When it stops offering new data.
+    pub stop: Option<Time>,
+    /// Bytes to transfer (`None`: bulk).
+    pub size: Option<u64>,
+    /// Transport settings.
+    pub tcp: TcpConfig,
+}
+
+struct Link {
+    spec_name: String,
+    rate: Rate,
+    delay: Time,
+    queue: QueueId,
+    forward: PipeId,
+    reverse: PipeId,
+    warm: LinkCounters,
+}
+
+/// Which connection, subflow and side an endpoint number names.
+fn endpoint(global_subflow: u32, receiver: bool) -> u32 {
+    global_subflow * 2 + receiver as u32
+}
+
+/// One run: build it with `add_link` and `add_flow`, then `run` it.
+pub struct Simulation {
+    config: SimConfig,
+    events: EventList<Event>,
+    net: Network,
+    links: Vec<Link>,
+    conns: Vec<Connection>,
+    paths: Vec<Vec<String>>,
+    owners: Vec<(u32, u32)>,
+    warm_senders: Vec<SenderCounters>,
+    warm_delivered: Vec<u64>,
+    last_sample_acked: Vec<u64>,
+    samples: Vec<Sample>,
+    data_sent_before: u64,
+}
+
+impl Simulation {
+    /// An empty simulation.
+    pub fn new(config: SimConfig) -> Simulation {
+        let mut events = EventList::new();
+        events.schedule(config.warmup, Event::WarmupEnd);
+        if let Some(dt) = config.sample_interval {
+            events.schedule(dt, Event::Sample);
+        }
+        Simulation {
+            config,
+            events,
+            net: Network::new(),
+            links: Vec::new(),
+            conns: Vec::new(),
+            paths: Vec::new(),
+            owners: Vec::new(),
+            warm_senders: Vec::new(),
+            warm_delivered: Vec::new(),
+            last_sample_acked: Vec::new(),
+            samples: Vec::new(),
+            data_sent_before: 0,
+        }
+    }
+
+    /// The run settings.
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+
+    /// Adds a link.
+    pub fn add_link(&mut self, spec: LinkSpec) -> LinkIndex {
+        let seed = self.config.seed;
+        let queue = Queue::new(
+            spec.rate,
+            spec.buffer,
+            spec.discipline,
+            spec.loss,
+            stream(seed, &format!("link.{}.loss", spec.name)),
+            stream(seed, &format!("link.{}.queue", spec.name)),
+        );
+        let queue = self.net.add_queue(queue);
+        let forward = self.net.add_pipe(Pipe::new(spec.delay));
+        let reverse = self.net.add_pipe(Pipe::new(spec.delay));
+        for &(at, up) in &spec.events {
+            self.events.schedule(at, Event::LinkState(queue, up));
+        }
+        self.links.push(Link { spec_name: spec.name, rate: spec.rate, delay: spec.delay, queue, forward, reverse, warm: LinkCounters::default() });
+        LinkIndex(self.links.len() as u32 - 1)
+    }
+
+    /// Adds a flow (a connection with one subflow per path).
+    pub fn add_flow(&mut self, spec: FlowSpec) {
+        let conn_index = self.conns.len() as u32;
+        let first_subflow = self.owners.len() as u32;
+        let mss = self.config.mss;
+        let limit = spec.size.map_or(u64::MAX, |b| b.div_ceil(mss as u64).max(1));
+        let mut senders = Vec::with_capacity(spec.paths.len());
+        for (r, path) in spec.paths.iter().enumerate() {
+            let global = first_subflow + r as u32;
+            let hops: Vec<Hop> = path.iter().flat_map(|l| self.forward_hops(*l)).collect();
+            let route = self.net.add_route(&hops, endpoint(global, true));
+            let ack_hops: Vec<Hop> = match &spec.reverse_paths {
+                Some(rev) => rev[r].iter().flat_map(|l| self.forward_hops(*l)).collect(),
+                None => path.iter().rev().map(|l| Hop::Pipe(self.links[l.0 as usize].reverse)).collect(),
+            };
+            let ack_route = self.net.add_route(&ack_hops, endpoint(global, false));
+            let rtt = RttEstimator::new(spec.tcp.initial_rto, spec.tcp.min_rto, spec.tcp.max_rto);
+            senders.push(SubflowSender::new(route, ack_route, limit, rtt));
+            self.owners.push((conn_index, r as u32));
+            self.paths.push(path.iter().map(|l| self.links[l.0 as usize].spec_name.clone()).collect());
+        }
+        let n = spec.paths.len();
+        self.events.schedule(spec.start, Event::Start(conn_index));
+        if let Some(stop) = spec.stop {
+            self.events.schedule(stop, Event::Stop(conn_index));
+        }
+        self.conns.push(Connection {
+            name: spec.name,
+            cc: spec.algorithm.build(),
+            states: vec![SubflowState::new(spec.tcp.initial_cwnd, spec.tcp.initial_ssthresh); n],
+            senders,
+            receivers: vec![Receiver::new(spec.tcp.delayed_ack); n],
+            config: spec.tcp,
+            size: spec.size,
+            first_subflow,
+            start: spec.start,
+            stop: spec.stop,
+            started: false,
+            completed_at: None,
+        });
+        self.warm_delivered.push(0);
+        self.warm_senders.resize(self.owners.len(), SenderCounters::default());
+        self.last_sample_acked.resize(self.owners.len(), 0);
+    }
+
+    fn forward_hops(&self, l: LinkIndex) -> [Hop; 2] {
+        let link = &self.links[l.0 as usize];
+        [Hop::Queue(link.queue), Hop::Pipe(link.forward)]
+    }
+
+    fn ctx(&mut self) -> (Ctx<'_>, &mut Vec<Connection>) {
+        (Ctx { net: &mut self.net, events: &mut self.events, mss: self.config.mss, ack_size: self.config.ack_size }, &mut self.conns)
+    }
+
+    /// Runs to the configured duration and reports.
+    pub fn run(mut self) -> RunOutput {
+        let end = self.config.duration;
+        while let Some(t) = self.events.peek_time() {
+            if t > end {
+                break;
+            }
+            let (_, event) = self.events.pop().expect("peeked");
+            self.dispatch(event);
+        }
+        self.report()
+    }
+
+    #[inline]
+    fn dispatch(&mut self, event: Event) {
+        match event {
+            Event::Net(e) => {
+                if let Some(d) = self.net.handle(e, &mut self.events) {
+                    let (conn, r) = self.owners[(d.endpoint / 2) as usize];
+                    let (mut ctx, conns) = self.ctx();
+                    let c = &mut conns[conn as usize];
+                    if d.endpoint % 2 == 1 {
+                        c.on_data(r as usize, d.packet, &mut ctx);
+                    } else {
+                        let p = ctx.net.packets[d.packet];
+                        ctx.net.packets.free(d.packet);
+                        let ack = Ack { next: p.seq, echo: p.timestamp, echo_retransmitted: p.retransmitted };
+                        c.on_ack(r as usize, ack, &mut ctx);
+                    }
+                }
+            }
+            Event::Retransmit(g) => {
+                let (conn, r) = self.owners[g as usize];
+                let (mut ctx, conns) = self.ctx();
+                conns[conn as usize].on_timer(r as usize, &mut ctx);
+            }
+            Event::DelayedAck(g, generation) => {
+                let (conn, r) = self.owners[g as usize];
+                let (mut ctx, conns) = self.ctx();
+                conns[conn as usize].on_delack_timer(r as usize, generation, &mut ctx);
+            }
+            Event::Start(c) => {
+                let (mut ctx, conns) = self.ctx();
+                conns[c as usize].start(&mut ctx);
+            }
+            Event::Stop(c) => self.conns[c as usize].stop(),
+            Event::LinkState(q, up) => {
+                let now = self.events.now();
+                self.net.set_link_up(q, up, now);
+            }
+            Event::WarmupEnd => self.snapshot(),
+            Event::Sample => self.sample(),
+        }
+    }
+
+    fn snapshot(&mut self) {
+        let now = self.events.now();
+        for link in &mut self.links {
+            let q = self.net.queue_mut(link.queue);
+            link.warm = q.counters(now);
+            q.reset_max();
+        }
+        for (i, c) in self.conns.iter_mut().enumerate() {
+            c.account(now);
+            self.warm_delivered[i] = c.receivers.iter().map(Receiver::delivered).sum();
+            for (r, s) in c.senders.iter().enumerate() {
+                self.warm_senders[c.first_subflow as usize + r] = s.counters;
+            }
+        }
+        self.data_sent_before = self.conns.iter().flat_map(|c| &c.senders).map(|s| s.counters.sent).sum();
+    }
+
+    fn sample(&mut self) {
+        let now = self.events.now();
+        let dt = self.config.sample_interval.expect("sampling is on");
+        for (i, c) in self.conns.iter().enumerate() {
+            if !c.started {
+                continue;
+            }
+            for (r, st) in c.states.iter().enumerate() {
+                let g = c.first_subflow as usize + r;
+                let acked = c.senders[r].counters.acked;
+                let bits = c.bytes_in(acked, self.config.mss).saturating_sub(c.bytes_in(self.last_sample_acked[g], self.config.mss)) * 8;
+                self.last_sample_acked[g] = acked;
+                self.samples.push(Sample {
+                    time_s: now.as_secs_f64(),
+                    flow: i as u32,
+                    subflow: r as u32,
+                    cwnd_pkts: st.cwnd,
+                    srtt_s: st.srtt,
+                    rate_bps: bits as f64 / dt.as_secs_f64(),
+                    cc_state: c.cc.internal_state(&c.states, r),
+                });
+            }
+        }
+        self.events.schedule_in(dt, Event::Sample);
+    }
+
+    fn report(mut self) -> RunOutput {
+        let end = self.config.duration;
+        let warmup = self.config.warmup;
+        let mss = self.config.mss;
+        let mut out = RunOutput::default();
+        for link in &self.links {
+            let c = self.net.queue_mut(link.queue).counters(end).since(&link.warm);
+            let ps = (end - warmup).as_ps().max(1) as f64;
+            out.links.push(LinkRecord {
+                link: link.spec_name.clone(),
+                rate_bps: link.rate.as_bps() as f64,
+                delay_s: link.delay.as_secs_f64(),
+                utilization: c.busy.as_ps() as f64 / ps,
+                arrivals: c.arrivals,
+                departures: c.departures,
+                queue_drops: c.queue_drops,
+                random_losses: c.random_losses,
+                down_drops: c.down_drops,
+                loss_rate: if c.arrivals > 0 { c.drops() as f64 / c.arrivals as f64 } else { 0.0 },
+                mean_queue_pkts: c.queue_packet_ps as f64 / ps,
+                max_queue_pkts: c.max_queue_packets,
+                mean_queue_bytes: c.queue_byte_ps as f64 / ps,
+                max_queue_bytes: c.max_queue_bytes,
+            });
+        }
+        for (i, c) in self.conns.iter_mut().enumerate() {
+            c.account(end);
+            let from = warmup.max(c.start);
+            let until = [Some(end), c.stop, c.completed_at].into_iter().flatten().min().expect("end is set");
+            let window = until.saturating_sub(from).as_secs_f64();
+            let per_second = |bytes: u64| if window > 0.0 { bytes as f64 * 8.0 / window } else { 0.0 };
+            let delivered: u64 = c.receivers.iter().map(Receiver::delivered).sum();
+            let bytes = c.bytes_in(delivered, mss) - c.bytes_in(self.warm_delivered[i], mss);
+            let mut totals = SenderCounters::default();
+            for (r, s) in c.senders.iter().enumerate() {
+                let g = c.first_subflow as usize + r;
+                let d = s.counters.since(&self.warm_senders[g]);
+                totals.sent += d.sent;
+                totals.retransmitted += d.retransmitted;
+                totals.timeouts += d.timeouts;
+                totals.fast_retransmits += d.fast_retransmits;
+                let active = end.saturating_sub(from).as_secs_f64();
+                out.subflows.push(SubflowRecord {
+                    flow: c.name.clone(),
+                    subflow: r as u32,
+                    path: self.paths[g].join(">"),
+                    goodput_bps: per_second(c.bytes_in(s.counters.acked, mss) - c.bytes_in(self.warm_senders[g].acked, mss)),
+                    mean_cwnd_pkts: if active > 0.0 { d.cwnd_seconds / active } else { 0.0 },
+                    mean_srtt_s: if d.rtt_samples > 0 { d.srtt_sum / d.rtt_samples as f64 } else { 0.0 },
+                    min_rtt_s: s.rtt.min_rtt().map_or(0.0, Time::as_secs_f64),
+                    packets_sent: d.sent,
+                    retransmissions: d.retransmitted,
+                    fast_retransmits: d.fast_retransmits,
+                    timeouts: d.timeouts,
+                });
+            }
+            out.flows.push(FlowRecord {
+                flow: c.name.clone(),
+                algorithm: c.cc.name().to_string(),
+                subflows: c.senders.len() as u32,
+                start_s: c.start.as_secs_f64(),
+                goodput_bps: per_second(bytes),
+                bytes_delivered: bytes,
+                packets_sent: totals.sent,
+                retransmissions: totals.retransmitted,
+                timeouts: totals.timeouts,
+                loss_events: totals.timeouts + totals.fast_retransmits,
+                size_bytes: c.size,
+                completion_time_s: c.completed_at.map(|t| (t - c.start).as_secs_f64()),
+            });
+        }
+        let data_sent: u64 = self.conns.iter().flat_map(|c| &c.senders).map(|s| s.counters.sent).sum();
+        out.stats = RunStats {
+            events: self.events.executed(),
+            simulated_s: end.as_secs_f64(),
+            data_sent,
+            data_delivered: self.conns.iter().flat_map(|c| &c.receivers).map(|r| r.segments_received).sum(),
+            data_dropped: self.net.dropped(PacketKind::Data),
+            data_in_flight: self.net.packets.count_live(|p| p.kind == PacketKind::Data) as u64,
+            peak_packets: self.net.packets.capacity() as u64,
+        };
+        out.samples = std::mem::take(&mut self.samples);
+        out
+    }
+}

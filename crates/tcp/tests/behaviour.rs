@@ -1,0 +1,187 @@
+//! Analytic oracles and seeded simulations of single-path TCP.
+
+use mptcp_cc::Algorithm;
+use sim_core::{BufferLimit, Discipline, Rate, Red, Time};
+use tcp::{FlowSpec, LinkIndex, LinkSpec, RunOutput, SimConfig, Simulation, TcpConfig};
+
+fn link(name: &str, rate: Rate, delay: Time, buffer: BufferLimit) -> LinkSpec {
+    LinkSpec { name: name.into(), rate, delay, buffer, discipline: Discipline::DropTail, loss: 0.0, events: vec![] }
+}
+
+fn bulk(name: &str, path: Vec<LinkIndex>, start: Time) -> FlowSpec {
+    FlowSpec {
+        name: name.into(),
+        algorithm: Algorithm::Reno,
+        paths: vec![path],
+        reverse_paths: None,
+        start,
+        stop: None,
+        size: None,
+        tcp: TcpConfig::default(),
+    }
+}
+
+fn config(duration: Time, warmup: Time, seed: u64) -> SimConfig {
+    SimConfig { duration, warmup, seed, ..SimConfig::default() }
+}
+
+fn jain(xs: &[f64]) -> f64 {
+    let sum: f64 = xs.iter().sum();
+    sum * sum / (xs.len() as f64 * xs.iter().map(|x| x * x).sum::<f64>())
+}
+
+fn assert_conserved(out: &RunOutput) {
+    let s = out.stats;
+    assert_eq!(s.data_sent, s.data_delivered + s.data_dropped + s.data_in_flight, "{s:?}");
+}
+
+#[test]
+fn uncontended_transfer_takes_its_ideal_time() {
+    // 100 Mb/s, 10 ms each way, ample buffer; ACKs are not serialized.
+    let (rate, d) = (Rate::mbps(100), Time::from_ms(10));
+    let t = rate.serialization_time(1500);
+    let segments: u64 = 500;
+    let mut sim = Simulation::new(config(Time::from_secs(5), Time::ZERO, 1));
+    let l = sim.add_link(link("l", rate, d, BufferLimit::Packets(10_000)));
+    let mut f = bulk("f", vec![l], Time::ZERO);
+    f.size = Some(segments * 1500);
+    sim.add_flow(f);
+    let out = sim.run();
+
+    // Slow start from 10 packets doubles per round. Round k (w_k = 10·2^k packets) begins when
+    // the first ACK of round k-1 returns, k·(T + 2d) after the start, and while a round fits in
+    // the pipe (w_k·T ≤ T + 2d) the link is idle when it begins; within a round the bottleneck
+    // is busy, so its j-th packet leaves j·T after the round begins and arrives d later.
+    let (mut round, mut sent, mut w) = (0u64, 0u64, 10u64);
+    while sent + w < segments {
+        assert!(w * t.as_ps() <= (t + d + d).as_ps(), "the oracle needs rounds that fit the pipe");
+        sent += w;
+        w *= 2;
+        round += 1;
+    }
+    let j = segments - sent;
+    let ideal = Time((t + d + d).as_ps() * round) + Time(t.as_ps() * j) + d;
+    let got = Time::from_secs_f64(out.flows[0].completion_time_s.expect("completed"));
+    assert!(got.as_ps().abs_diff(ideal.as_ps()) <= t.as_ps(), "completion {got}, ideal {ideal}");
+    assert_eq!(out.flows[0].bytes_delivered, segments * 1500);
+    assert_eq!(out.flows[0].retransmissions, 0);
+    assert_conserved(&out);
+}
+
+fn one_bulk_flow_utilization(buffer: BufferLimit) -> f64 {
+    let mut sim = Simulation::new(config(Time::from_secs(60), Time::from_secs(10), 1));
+    let l = sim.add_link(link("l", Rate::mbps(100), Time::from_ms(10), buffer));
+    sim.add_flow(bulk("f", vec![l], Time::ZERO));
+    let out = sim.run();
+    assert_conserved(&out);
+    out.links[0].utilization
+}
+
+#[test]
+fn one_bdp_of_buffer_keeps_the_link_busy() {
+    // BDP at 100 Mb/s and 20 ms: 250 000 bytes.
+    let u = one_bulk_flow_utilization(BufferLimit::Bytes(250_000));
+    assert!(u >= 0.98, "utilization {u}");
+}
+
+#[test]
+fn a_tiny_buffer_leaves_a_quarter_idle() {
+    // Seed 004 §I: with (almost) no buffer one AIMD flow averages (1 + 1/2)/2 = 3/4 of capacity.
+    let u = one_bulk_flow_utilization(BufferLimit::Packets(3));
+    assert!((0.72..=0.80).contains(&u), "utilization {u}");
+}
+
+#[test]
+fn ten_flows_with_equal_rtts_share_fairly() {
+    let mut sim = Simulation::new(config(Time::from_secs(200), Time::from_secs(20), 7));
+    let l = sim.add_link(link("l", Rate::mbps(100), Time::from_ms(10), BufferLimit::Bytes(250_000)));
+    for i in 0..10 {
+        sim.add_flow(bulk(&format!("f{i}"), vec![l], Time::from_ms(10 * i)));
+    }
+    let out = sim.run();
+    assert_conserved(&out);
+    let goodputs: Vec<f64> = out.flows.iter().map(|f| f.goodput_bps).collect();
+    let index = jain(&goodputs);
+    assert!(index >= 0.95, "Jain's index {index}: {goodputs:?}");
+    assert!(out.links[0].utilization > 0.97);
+}
+
+/// Mathis et al. (1997): without delayed ACKs, a Reno flow losing a fraction p of its packets
+/// sends `sqrt(3/(2p))` packets per RTT. The constant sqrt(3/2) is the one of a periodic
+/// sawtooth (each cycle W/2 → W carries 3W²/8 packets, one lost); random loss spreads cycle
+/// lengths around it, and the 15% tolerance covers that and the few timeouts NewReno takes.
+fn square_root_law_ratio(p: f64, seconds: u64) -> f64 {
+    let rtt = Time::from_ms(20);
+    let mut sim = Simulation::new(config(Time::from_secs(seconds), Time::from_secs(10), 3));
+    let mut spec = link("l", Rate::gbps(1), Time::from_ms(10), BufferLimit::Packets(100_000));
+    spec.loss = p;
+    let l = sim.add_link(spec);
+    sim.add_flow(bulk("f", vec![l], Time::ZERO));
+    let out = sim.run();
+    assert_conserved(&out);
+    let predicted = 1500.0 * 8.0 / rtt.as_secs_f64() * (1.5 / p).sqrt();
+    out.flows[0].goodput_bps / predicted
+}
+
+#[test]
+fn random_loss_follows_the_square_root_law_at_one_percent() {
+    let ratio = square_root_law_ratio(0.01, 400);
+    assert!((0.85..=1.15).contains(&ratio), "throughput / sqrt law = {ratio}");
+}
+
+#[test]
+fn random_loss_follows_the_square_root_law_at_a_tenth_of_a_percent() {
+    let ratio = square_root_law_ratio(0.001, 400);
+    assert!((0.85..=1.15).contains(&ratio), "throughput / sqrt law = {ratio}");
+}
+
+#[test]
+fn red_drops_nothing_below_its_minimum_threshold() {
+    // A 10 Mb/s access link is the bottleneck; the 100 Mb/s RED link after it never holds more
+    // than a packet or two, far below its 20-packet minimum threshold.
+    let mut sim = Simulation::new(config(Time::from_secs(30), Time::ZERO, 5));
+    let access = sim.add_link(link("access", Rate::mbps(10), Time::from_ms(5), BufferLimit::Packets(50)));
+    let mut red = link("red", Rate::mbps(100), Time::from_ms(5), BufferLimit::Packets(1000));
+    red.discipline = Discipline::Red(Red::new(30_000, 90_000, 0.1, 0.002, false, Rate::mbps(100).serialization_time(1500)));
+    let red = sim.add_link(red);
+    for i in 0..3 {
+        sim.add_flow(bulk(&format!("f{i}"), vec![access, red], Time::from_ms(i)));
+    }
+    let out = sim.run();
+    assert_conserved(&out);
+    assert!(out.links[0].queue_drops > 10, "the access link is congested");
+    assert!(out.links[1].departures > 20_000);
+    assert!(out.links[1].max_queue_pkts < 20);
+    assert_eq!(out.links[1].queue_drops, 0);
+}
+
+#[test]
+fn same_seed_same_results_and_different_seed_different_losses() {
+    let run = |seed| {
+        let mut sim = Simulation::new(config(Time::from_secs(20), Time::from_secs(2), seed));
+        let mut spec = link("l", Rate::mbps(50), Time::from_ms(5), BufferLimit::Packets(50));
+        spec.loss = 0.002;
+        let l = sim.add_link(spec);
+        for i in 0..4 {
+            sim.add_flow(bulk(&format!("f{i}"), vec![l], Time::from_ms(3 * i)));
+        }
+        format!("{:?}", sim.run())
+    };
+    assert_eq!(run(11), run(11));
+    assert_ne!(run(11), run(12));
+}
+
+#[test]
+fn a_down_link_stops_traffic_and_recovery_follows_it_coming_back() {
+    let mut sim = Simulation::new(config(Time::from_secs(10), Time::ZERO, 1));
+    let mut spec = link("l", Rate::mbps(10), Time::from_ms(10), BufferLimit::Packets(100));
+    spec.events = vec![(Time::from_secs(2), false), (Time::from_secs(4), true)];
+    let l = sim.add_link(spec);
+    sim.add_flow(bulk("f", vec![l], Time::ZERO));
+    let out = sim.run();
+    assert_conserved(&out);
+    assert!(out.links[0].down_drops > 0);
+    assert!(out.flows[0].timeouts >= 2, "backed-off timeouts while down");
+    // it recovers: well over half of the 8 s of up time is used
+    assert!(out.links[0].utilization > 0.5, "utilization {}", out.links[0].utilization);
+}
