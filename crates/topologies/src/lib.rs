@@ -1,1 +1,42 @@
-//! placeholder
+//! Scenario files of equipoise: from TOML to a runnable simulation.
+//!
+//! The pipeline is a chain of types, each stage checking what it can:
+//!
+//! 1. [`parse::parse_text`]: TOML text to a `toml::Table` (syntax errors, with line and column).
+//! 2. [`overrides::set_key`]: `--set KEY=VALUE` and sweep points edit that table by key path.
+//! 3. [`parse::read_scenario`]: the table to the plain [`Scenario`] model ([`model`]): types,
+//!    [`units`], unknown keys (with the nearest valid one), `count` and `{i}` expansion.
+//! 4. [`Scenario::build`]: cross-checks (link names in paths, thresholds against the packet
+//!    size) and construction of a `tcp::Simulation`.
+//!
+//! Every error is a [`ScenarioError`] naming the file, the key path and what was expected.
+
+pub mod build;
+pub mod error;
+pub mod model;
+pub mod overrides;
+pub mod parse;
+pub mod reader;
+pub mod units;
+
+pub use error::{Result, ScenarioError};
+pub use model::Scenario;
+
+use std::path::Path;
+
+/// Reads scenario `text` (from `file`), applies `sets` (key path, value text) in order, and
+/// reads the model.
+pub fn load_text(file: &str, text: &str, sets: &[(String, String)]) -> Result<Scenario> {
+    let mut root = parse::parse_text(file, text)?;
+    for (key, value) in sets {
+        overrides::set_key(&mut root, key, overrides::parse_value(value)).map_err(|m| ScenarioError::new("--set", key.clone(), m))?;
+    }
+    parse::read_scenario(file, &root)
+}
+
+/// Reads the scenario file at `path` and applies `sets`.
+pub fn load(path: &Path, sets: &[(String, String)]) -> Result<Scenario> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::new(&file, "", format!("cannot read the file: {e}")))?;
+    load_text(&file, &text, sets)
+}

@@ -1,0 +1,207 @@
+//! From the plain model to a runnable [`Simulation`]: cross-checks (names, paths, thresholds
+//! against the packet size) and construction.
+
+use mptcp_cc::Algorithm;
+use rand::RngExt;
+use sim_core::rng::stream;
+use sim_core::{BufferLimit, Discipline, Rate, Red, Time};
+use tcp::{FlowSpec, LinkIndex, LinkSpec, SimConfig, Simulation, TcpConfig};
+
+use crate::error::{Result, ScenarioError, suggestion};
+use crate::model::{CcModel, FlowModel, LinkModel, QueueModel, Scenario, StartModel, TcpModel};
+use crate::units::{BufferValue, RateValue, SizeValue};
+
+impl Scenario {
+    fn error(&self, key: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+        ScenarioError::new(&self.file, key, message)
+    }
+
+    /// The run settings.
+    pub fn sim_config(&self) -> SimConfig {
+        SimConfig {
+            duration: self.sim.duration,
+            warmup: self.sim.warmup,
+            seed: self.sim.seed,
+            mss: self.sim.mss,
+            ack_size: self.sim.ack_size,
+            sample_interval: self.sim.sample_interval,
+        }
+    }
+
+    /// Checks everything that needs the whole scenario and builds the simulation.
+    pub fn build(&self) -> Result<Simulation> {
+        let mut sim = Simulation::new(self.sim_config());
+        let mut link_names: Vec<&str> = Vec::with_capacity(self.links.len());
+        for link in &self.links {
+            if link_names.contains(&link.name.as_str()) {
+                return Err(self.error(format!("{}.name", link.key), format!("two links are named \"{}\"", link.name)));
+            }
+            link_names.push(&link.name);
+            sim.add_link(self.link_spec(link)?);
+        }
+        // Sorted names for lookups: flows name links by name, in any order.
+        let mut index: Vec<(&str, LinkIndex)> = link_names.iter().enumerate().map(|(i, n)| (*n, LinkIndex(i as u32))).collect();
+        index.sort_unstable_by_key(|&(n, _)| n);
+        let mut flow_names: Vec<&str> = self.flows.iter().map(|f| f.name.as_str()).collect();
+        flow_names.sort_unstable();
+        if let Some(w) = flow_names.windows(2).find(|w| w[0] == w[1]) {
+            let flow = self.flows.iter().find(|f| f.name == w[0]).expect("exists");
+            return Err(self.error(format!("{}.name", flow.key), format!("two flows are named \"{}\"", w[0])));
+        }
+        for flow in &self.flows {
+            sim.add_flow(self.flow_spec(flow, &index)?);
+        }
+        Ok(sim)
+    }
+
+    fn rate(&self, key: &str, rate: RateValue) -> Result<Rate> {
+        let bps = match rate {
+            RateValue::Bps(b) => b,
+            RateValue::Pps(p) => p * self.sim.mss as f64 * 8.0,
+        };
+        if !(1.0..=1e15).contains(&bps) {
+            return Err(self.error(key, format!("expected a rate between 1bps and 1000Tbps, got {bps} b/s")));
+        }
+        Ok(Rate::bps(bps.round() as u64))
+    }
+
+    /// A buffer or threshold in bytes; a time is that long at the link's rate.
+    fn bytes(&self, value: BufferValue, rate: Rate) -> f64 {
+        match value {
+            BufferValue::Size(s) => s.bytes(self.sim.mss),
+            BufferValue::Time(t) => rate.as_bps() as f64 * t.as_secs_f64() / 8.0,
+        }
+    }
+
+    fn link_spec(&self, link: &LinkModel) -> Result<LinkSpec> {
+        let rate = self.rate(&format!("{}.rate", link.key), link.rate)?;
+        let buffer = match link.buffer {
+            BufferValue::Size(SizeValue::Packets(p)) if p >= 1.0 && p.fract() == 0.0 && p < u32::MAX as f64 => BufferLimit::Packets(p as u32),
+            BufferValue::Size(SizeValue::Packets(p)) => return Err(self.error(format!("{}.buffer", link.key), format!("expected a whole number of packets ≥ 1, got {p}"))),
+            other => {
+                let bytes = self.bytes(other, rate).floor();
+                if bytes < self.sim.mss as f64 {
+                    return Err(self.error(
+                        format!("{}.buffer", link.key),
+                        format!("{bytes} bytes cannot hold one {}-byte packet; make it at least \"1pkt\"", self.sim.mss),
+                    ));
+                }
+                BufferLimit::Bytes(bytes as u64)
+            }
+        };
+        let discipline = match &link.queue {
+            QueueModel::DropTail => Discipline::DropTail,
+            QueueModel::Red { min, max, max_p, weight, gentle } => {
+                let (lo, hi) = (self.bytes(*min, rate), self.bytes(*max, rate));
+                if !(lo < hi) {
+                    return Err(self.error(format!("{}.queue.max", link.key), format!("the maximum threshold ({hi} B) must exceed the minimum ({lo} B)")));
+                }
+                if *max_p == 0.0 {
+                    return Err(self.error(format!("{}.queue.max_p", link.key), "must be above 0"));
+                }
+                Discipline::Red(Red::new(lo as u64, hi as u64, *max_p, *weight, *gentle, rate.serialization_time(self.sim.mss as u64)))
+            }
+            QueueModel::RandomDrop { zone } => {
+                let zone_bytes = self.bytes(*zone, rate);
+                if zone_bytes > buffer.in_bytes(self.sim.mss) as f64 {
+                    return Err(self.error(format!("{}.queue.zone", link.key), "the drop zone is deeper than the buffer"));
+                }
+                Discipline::RandomDropZone { zone_bytes: zone_bytes as u64 }
+            }
+        };
+        for (i, (at, _)) in link.events.iter().enumerate() {
+            if *at > self.sim.duration {
+                return Err(self.error(format!("{}.events[{i}].at", link.key), format!("{at} is after the end of the run ({})", self.sim.duration)));
+            }
+        }
+        Ok(LinkSpec { name: link.name.clone(), rate, delay: link.delay, buffer, discipline, loss: link.loss, events: link.events.clone() })
+    }
+
+    fn tcp_config(&self, flow: &TcpModel) -> TcpConfig {
+        let d = TcpConfig::default();
+        let g = &self.tcp;
+        TcpConfig {
+            min_rto: flow.min_rto.or(g.min_rto).unwrap_or(d.min_rto),
+            max_rto: flow.max_rto.or(g.max_rto).unwrap_or(d.max_rto),
+            initial_rto: flow.initial_rto.or(g.initial_rto).unwrap_or(d.initial_rto),
+            initial_cwnd: flow.initial_cwnd.or(g.initial_cwnd).unwrap_or(d.initial_cwnd),
+            initial_ssthresh: flow.initial_ssthresh.or(g.initial_ssthresh).unwrap_or(d.initial_ssthresh),
+            min_ssthresh: flow.min_ssthresh.or(g.min_ssthresh).unwrap_or(d.min_ssthresh),
+            delayed_ack: flow.delayed_ack.or(g.delayed_ack).unwrap_or(d.delayed_ack),
+            delayed_ack_timeout: flow.delayed_ack_timeout.or(g.delayed_ack_timeout).unwrap_or(d.delayed_ack_timeout),
+        }
+    }
+
+    fn algorithm(&self, flow: &FlowModel) -> Result<Algorithm> {
+        let CcModel { algorithm, params } = &flow.cc;
+        let Some(alg) = Algorithm::by_name(algorithm) else {
+            return Err(self.error(
+                format!("{}.cc", flow.key),
+                format!("unknown algorithm \"{algorithm}\"{} (valid: {})", suggestion(algorithm, Algorithm::NAMES.iter().copied()), Algorithm::NAMES.join(", ")),
+            ));
+        };
+        if let Some(key) = params.keys().next() {
+            return Err(self.error(format!("{}.cc.{key}", flow.key), format!("\"{algorithm}\" has no parameter \"{key}\"")));
+        }
+        Ok(alg)
+    }
+
+    fn route(&self, key: &str, names: &[String], index: &[(&str, LinkIndex)]) -> Result<Vec<LinkIndex>> {
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| match index.binary_search_by(|(n, _)| (*n).cmp(name.as_str())) {
+                Ok(at) => Ok(index[at].1),
+                Err(_) => Err(self.error(
+                    format!("{key}[{i}]"),
+                    format!("no link named \"{name}\"{} (links: {})", suggestion(name, index.iter().map(|(n, _)| *n)), self.link_list()),
+                )),
+            })
+            .collect()
+    }
+
+    fn link_list(&self) -> String {
+        let names: Vec<&str> = self.links.iter().map(|l| l.name.as_str()).take(20).collect();
+        let more = if self.links.len() > 20 { ", …" } else { "" };
+        format!("{}{more}", names.join(", "))
+    }
+
+    fn flow_spec(&self, flow: &FlowModel, index: &[(&str, LinkIndex)]) -> Result<FlowSpec> {
+        let algorithm = self.algorithm(flow)?;
+        let paths = flow
+            .paths
+            .iter()
+            .enumerate()
+            .map(|(p, names)| self.route(&format!("{}.paths[{p}]", flow.key), names, index))
+            .collect::<Result<Vec<_>>>()?;
+        let reverse_paths = match &flow.reverse_paths {
+            None => None,
+            Some(rev) => Some(
+                rev.iter()
+                    .enumerate()
+                    .map(|(p, names)| self.route(&format!("{}.reverse_paths[{p}]", flow.key), names, index))
+                    .collect::<Result<Vec<_>>>()?,
+            ),
+        };
+        let start = match flow.start {
+            StartModel::At(t) => t,
+            StartModel::Uniform(lo, hi) => {
+                let mut rng = stream(self.sim.seed, &format!("flow.{}.start", flow.name));
+                Time(rng.random_range(lo.as_ps()..=hi.as_ps()))
+            }
+        };
+        if start >= self.sim.duration {
+            return Err(self.error(format!("{}.start", flow.key), format!("starts at {start}, not before the end of the run ({})", self.sim.duration)));
+        }
+        if let Some(stop) = flow.stop {
+            if stop <= start {
+                return Err(self.error(format!("{}.stop", flow.key), format!("stops at {stop}, not after it starts ({start})")));
+            }
+        }
+        let size = flow.size.map(|s| s.bytes(self.sim.mss).round() as u64);
+        if size.is_some() && paths.len() > 1 {
+            return Err(self.error(format!("{}.size", flow.key), "finite transfers over several paths need a connection-level data sequence, which this version lacks; use one path or size = \"inf\""));
+        }
+        Ok(FlowSpec { name: flow.name.clone(), algorithm, paths, reverse_paths, start, stop: flow.stop, size, tcp: self.tcp_config(&flow.tcp) })
+    }
+}

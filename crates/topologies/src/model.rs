@@ -1,0 +1,162 @@
+//! The plain scenario model: what a scenario file says, with names expanded and units parsed,
+//! before cross-checks and the building of a simulation.
+
+use sim_core::Time;
+
+use crate::units::{BufferValue, RateValue, SizeValue};
+
+/// A parsed scenario.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// The file it came from.
+    pub file: String,
+    /// The effective scenario as TOML (the file with every `--set` applied), recorded with
+    /// every result.
+    pub text: String,
+    /// `[meta]`.
+    pub meta: Meta,
+    /// `[sim]`.
+    pub sim: SimModel,
+    /// `[tcp]`: defaults for every flow.
+    pub tcp: TcpModel,
+    /// `[[link]]`, with counted links expanded.
+    pub links: Vec<LinkModel>,
+    /// `[[flow]]`, with counted flows expanded.
+    pub flows: Vec<FlowModel>,
+}
+
+/// `[meta]`: what the scenario is.
+#[derive(Clone, Debug, Default)]
+pub struct Meta {
+    /// Short name.
+    pub name: Option<String>,
+    /// The experiment it reproduces.
+    pub source: Option<String>,
+    /// Free text.
+    pub description: Option<String>,
+}
+
+/// `[sim]`.
+#[derive(Clone, Debug)]
+pub struct SimModel {
+    /// Simulated time.
+    pub duration: Time,
+    /// Statistics start here.
+    pub warmup: Time,
+    /// Run seed.
+    pub seed: u64,
+    /// Data packet size, bytes.
+    pub mss: u32,
+    /// ACK size, bytes.
+    pub ack_size: u32,
+    /// Time-series resolution.
+    pub sample_interval: Option<Time>,
+}
+
+/// `[tcp]` or a flow's `tcp` table: every field optional, so a flow overrides only what it sets.
+#[derive(Clone, Debug, Default)]
+pub struct TcpModel {
+    /// Minimum retransmission timeout.
+    pub min_rto: Option<Time>,
+    /// Maximum retransmission timeout.
+    pub max_rto: Option<Time>,
+    /// Retransmission timeout before the first RTT sample.
+    pub initial_rto: Option<Time>,
+    /// Initial window, packets.
+    pub initial_cwnd: Option<f64>,
+    /// Initial slow-start threshold, packets (infinite for `"inf"`).
+    pub initial_ssthresh: Option<f64>,
+    /// Floor of ssthresh after a loss, packets.
+    pub min_ssthresh: Option<f64>,
+    /// Delayed ACKs on or off.
+    pub delayed_ack: Option<bool>,
+    /// Delayed-ACK timeout.
+    pub delayed_ack_timeout: Option<Time>,
+}
+
+/// How a link's queue drops.
+#[derive(Clone, Debug, PartialEq)]
+pub enum QueueModel {
+    /// Drop-tail.
+    DropTail,
+    /// RED with thresholds on the average queue.
+    Red {
+        /// Minimum threshold.
+        min: BufferValue,
+        /// Maximum threshold.
+        max: BufferValue,
+        /// Drop probability at the maximum threshold.
+        max_p: f64,
+        /// EWMA weight.
+        weight: f64,
+        /// Gentle mode.
+        gentle: bool,
+    },
+    /// Random drops in the top `zone` of the buffer.
+    RandomDrop {
+        /// Depth of the zone.
+        zone: BufferValue,
+    },
+}
+
+/// One `[[link]]` (one copy of a counted link).
+#[derive(Clone, Debug)]
+pub struct LinkModel {
+    /// Expanded name.
+    pub name: String,
+    /// Key path for messages (`link.<template name>`).
+    pub key: String,
+    /// Capacity.
+    pub rate: RateValue,
+    /// One-way propagation delay.
+    pub delay: Time,
+    /// Buffer.
+    pub buffer: BufferValue,
+    /// Queue discipline.
+    pub queue: QueueModel,
+    /// Exogenous loss probability.
+    pub loss: f64,
+    /// Scheduled state changes (time, up).
+    pub events: Vec<(Time, bool)>,
+}
+
+/// A window law by name with its parameter table (checked when the simulation is built).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CcModel {
+    /// Algorithm name.
+    pub algorithm: String,
+    /// Parameters other than `algorithm`.
+    pub params: toml::Table,
+}
+
+/// When a flow starts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum StartModel {
+    /// At this time.
+    At(Time),
+    /// Uniformly at random in this interval (from the flow's own random stream).
+    Uniform(Time, Time),
+}
+
+/// One `[[flow]]` (one copy of a counted flow).
+#[derive(Clone, Debug)]
+pub struct FlowModel {
+    /// Expanded name.
+    pub name: String,
+    /// Key path for messages (`flow.<template name>`).
+    pub key: String,
+    /// Window law.
+    pub cc: CcModel,
+    /// Links of each subflow's path.
+    pub paths: Vec<Vec<String>>,
+    /// Links of each subflow's ACK path, if not the default uncongested reverse.
+    pub reverse_paths: Option<Vec<Vec<String>>>,
+    /// Start time.
+    pub start: StartModel,
+    /// Stop time.
+    pub stop: Option<Time>,
+    /// Transfer size (`None`: bulk).
+    pub size: Option<SizeValue>,
+    /// Per-flow TCP overrides.
+    pub tcp: TcpModel,
+}

@@ -1,0 +1,121 @@
+//! Key paths into a scenario (`sim.duration`, `link.l1.rate`, `flow.mp.cc.phi`) and setting
+//! values at them: `equipoise run --set` and sweeps use the same paths.
+
+use toml::{Table, Value};
+
+use crate::error::suggestion;
+use crate::parse::SECTIONS;
+
+/// Parses a command-line value: TOML if it is valid TOML (`0.5`, `true`, `"x"`, `[1, 2]`,
+/// `{ kind = "red" }`), otherwise the text itself as a string (`10s`, `lia`).
+pub fn parse_value(text: &str) -> Value {
+    format!("v = {text}")
+        .parse::<Table>()
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| Value::String(text.to_string()))
+}
+
+/// Sets `value` at key path `path` of scenario `root`.
+///
+/// `link.<name>` and `flow.<name>` select the `[[link]]` or `[[flow]]` table whose `name` is
+/// `<name>` (the name as written, before `count` expansion). The tables on the way must exist;
+/// the last key may be new (unknown keys are caught when the scenario is read).
+pub fn set_key(root: &mut Table, path: &str, value: Value) -> Result<(), String> {
+    let (section, rest) = path.split_once('.').ok_or_else(|| format!("\"{path}\" is not a key path; expected <section>.<key> such as sim.duration"))?;
+    let table: &mut Table = match section {
+        "link" | "flow" => {
+            let Some(Value::Array(items)) = root.get_mut(section) else {
+                return Err(format!("the scenario has no [[{section}]] tables"));
+            };
+            let names: Vec<String> = items.iter().filter_map(|t| t.get("name")?.as_str().map(str::to_string)).collect();
+            // The longest name that prefixes the rest: names may contain dots.
+            let chosen = names.iter().enumerate().filter(|(_, n)| rest.starts_with(&format!("{n}."))).max_by_key(|(_, n)| n.len()).map(|(i, _)| i);
+            let Some(i) = chosen else {
+                let got = rest.split('.').next().unwrap_or(rest);
+                return Err(format!(
+                    "no {section} named \"{got}\"{} ({section}s: {})",
+                    suggestion(got, names.iter().map(String::as_str)),
+                    names.join(", ")
+                ));
+            };
+            let name_len = names[i].len();
+            return set_in(items[i].as_table_mut().expect("named, so a table"), &rest[name_len + 1..], value, &format!("{section}.{}", names[i]));
+        }
+        s if SECTIONS.contains(&s) => root.entry(s).or_insert_with(|| Value::Table(Table::new())).as_table_mut().ok_or_else(|| format!("[{s}] is not a table"))?,
+        other => return Err(format!("unknown section \"{other}\"{} (valid: {})", suggestion(other, SECTIONS.iter().copied()), SECTIONS.join(", "))),
+    };
+    set_in(table, rest, value, section)
+}
+
+fn set_in(table: &mut Table, rest: &str, value: Value, prefix: &str) -> Result<(), String> {
+    match rest.split_once('.') {
+        None => {
+            table.insert(rest.to_string(), value);
+            Ok(())
+        }
+        Some((head, tail)) => {
+            let here = format!("{prefix}.{head}");
+            let entry = table.entry(head.to_string()).or_insert_with(|| Value::Table(Table::new()));
+            // `cc = "lia"` then `--set flow.x.cc.beta=…`: promote the name to a table.
+            if let Value::String(name) = entry {
+                if head == "cc" {
+                    let mut t = Table::new();
+                    t.insert("algorithm".into(), Value::String(name.clone()));
+                    *entry = Value::Table(t);
+                }
+            }
+            match entry {
+                Value::Table(t) => set_in(t, tail, value, &here),
+                _ => Err(format!("{here} is not a table, so it has no key \"{tail}\"")),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario() -> Table {
+        r#"
+            [sim]
+            duration = "10s"
+            [[link]]
+            name = "l1"
+            rate = "10Mbps"
+            [[flow]]
+            name = "mp"
+            cc = "reno"
+            [[flow]]
+            name = "mp.fast"
+        "#
+        .parse()
+        .unwrap()
+    }
+
+    #[test]
+    fn sets_values_at_key_paths() {
+        let mut t = scenario();
+        set_key(&mut t, "sim.duration", parse_value("20s")).unwrap();
+        set_key(&mut t, "link.l1.loss", parse_value("0.01")).unwrap();
+        set_key(&mut t, "flow.mp.cc.phi", parse_value("0.5")).unwrap();
+        set_key(&mut t, "flow.mp.fast.start", parse_value("1s")).unwrap();
+        set_key(&mut t, "tcp.min_rto", parse_value("\"1s\"")).unwrap();
+        assert_eq!(t["sim"]["duration"].as_str(), Some("20s"));
+        assert_eq!(t["link"][0]["loss"].as_float(), Some(0.01));
+        assert_eq!(t["flow"][0]["cc"]["algorithm"].as_str(), Some("reno"));
+        assert_eq!(t["flow"][0]["cc"]["phi"].as_float(), Some(0.5));
+        assert_eq!(t["flow"][1]["start"].as_str(), Some("1s"));
+        assert_eq!(t["tcp"]["min_rto"].as_str(), Some("1s"));
+    }
+
+    #[test]
+    fn rejects_paths_that_lead_nowhere() {
+        let mut t = scenario();
+        assert!(set_key(&mut t, "link.l2.rate", parse_value("1Mbps")).unwrap_err().contains("did you mean \"l1\""));
+        assert!(set_key(&mut t, "smi.duration", parse_value("1s")).unwrap_err().contains("did you mean \"sim\""));
+        assert!(set_key(&mut t, "sim.duration.x", parse_value("1")).unwrap_err().contains("not a table"));
+        assert!(set_key(&mut t, "duration", parse_value("1")).is_err());
+    }
+}

@@ -1,0 +1,362 @@
+//! From TOML text to the plain [`Scenario`] model: types, units, unknown keys, name expansion.
+
+use sim_core::Time;
+use toml::{Table, Value};
+
+use crate::error::{Result, ScenarioError, suggestion};
+use crate::model::{CcModel, FlowModel, LinkModel, Meta, QueueModel, Scenario, SimModel, StartModel, TcpModel};
+use crate::reader::{Reader, type_name};
+use crate::units::SizeValue;
+
+/// Top-level tables of a scenario.
+pub const SECTIONS: &[&str] = &["meta", "sim", "tcp", "link", "flow"];
+
+/// Parses scenario `text` read from `file`.
+pub fn parse_text(file: &str, text: &str) -> Result<Table> {
+    text.parse::<Table>().map_err(|e| ScenarioError::new(file, "", format!("not valid TOML: {}", e.to_string().trim_end())))
+}
+
+/// Reads the model out of a parsed scenario `root` from `file`.
+pub fn read_scenario(file: &str, root: &Table) -> Result<Scenario> {
+    let mut top = Reader::new(file, "", root);
+    let meta = match top.table("meta")? {
+        Some(t) => read_meta(t)?,
+        None => Meta::default(),
+    };
+    let sim = match top.table("sim")? {
+        Some(t) => read_sim(t)?,
+        None => return Err(top.missing("sim", "missing; every scenario needs a [sim] table with at least `duration`")),
+    };
+    let tcp = match top.table("tcp")? {
+        Some(t) => read_tcp(t)?,
+        None => TcpModel::default(),
+    };
+    let links = read_array(&mut top, "link", read_links)?;
+    let flows = read_array(&mut top, "flow", read_flows)?;
+    top.finish()?;
+    if links.is_empty() {
+        return Err(ScenarioError::new(file, "link", "no links; add at least one [[link]] table"));
+    }
+    if flows.is_empty() {
+        return Err(ScenarioError::new(file, "flow", "no flows; add at least one [[flow]] table"));
+    }
+    let text = toml::to_string(root).map_err(|e| ScenarioError::new(file, "", e.to_string()))?;
+    Ok(Scenario { file: file.to_string(), text, meta, sim, tcp, links, flows })
+}
+
+/// Reads an array of tables `key`, each with `read`, concatenating what they expand to.
+fn read_array<T>(top: &mut Reader, key: &'static str, read: fn(Reader, usize) -> Result<Vec<T>>) -> Result<Vec<T>> {
+    let file = top.file();
+    let Some(v) = top.value(key) else { return Ok(Vec::new()) };
+    let Value::Array(items) = v else {
+        return Err(top.error(key, format!("expected an array of tables ([[{key}]]), got {}", type_name(v))));
+    };
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let Value::Table(t) = item else {
+            return Err(ScenarioError::new(file, format!("{key}[{i}]"), format!("expected a table, got {}", type_name(item))));
+        };
+        // Name tables by their `name` where possible: the same key path `--set` uses.
+        let path = match t.get("name").and_then(Value::as_str) {
+            Some(name) => format!("{key}.{name}"),
+            None => format!("{key}[{i}]"),
+        };
+        out.extend(read(Reader::new(file, path, t), i)?);
+    }
+    Ok(out)
+}
+
+fn read_meta(mut t: Reader) -> Result<Meta> {
+    let meta = Meta {
+        name: t.string("name")?.map(str::to_string),
+        source: t.string("source")?.map(str::to_string),
+        description: t.string("description")?.map(str::to_string),
+    };
+    t.finish()?;
+    Ok(meta)
+}
+
+fn bytes_of(t: &Reader, key: &str, size: Option<SizeValue>, default: u32) -> Result<u32> {
+    match size {
+        None => Ok(default),
+        Some(SizeValue::Bytes(b)) if b >= 1.0 && b <= 65_535.0 && b.fract() == 0.0 => Ok(b as u32),
+        Some(_) => Err(t.error(key, "expected a whole number of bytes between 1B and 65535B")),
+    }
+}
+
+fn read_sim(mut t: Reader) -> Result<SimModel> {
+    let duration = t.time("duration")?.ok_or_else(|| t.missing("duration", "missing; expected a time such as \"60s\""))?;
+    if duration == Time::ZERO {
+        return Err(t.error("duration", "must be longer than zero"));
+    }
+    let warmup = t.time("warmup")?.unwrap_or(Time::ZERO);
+    if warmup >= duration {
+        return Err(t.error("warmup", format!("must be shorter than sim.duration ({duration}), got {warmup}")));
+    }
+    let seed = t.unsigned("seed")?.unwrap_or(1);
+    let mss = t.size("mss")?;
+    let mss = bytes_of(&t, "mss", mss, 1500)?;
+    let ack = t.size("ack_size")?;
+    let ack_size = bytes_of(&t, "ack_size", ack, 40)?;
+    let sample_interval = t.time("sample_interval")?;
+    if sample_interval == Some(Time::ZERO) {
+        return Err(t.error("sample_interval", "must be longer than zero (omit it for no time series)"));
+    }
+    t.finish()?;
+    Ok(SimModel { duration, warmup, seed, mss, ack_size, sample_interval })
+}
+
+fn positive(t: &Reader, key: &str, v: Option<f64>) -> Result<Option<f64>> {
+    match v {
+        Some(x) if !(x > 0.0 && x.is_finite()) => Err(t.error(key, format!("expected a positive number, got {x}"))),
+        other => Ok(other),
+    }
+}
+
+fn read_tcp(mut t: Reader) -> Result<TcpModel> {
+    let initial_ssthresh = match t.value("initial_ssthresh") {
+        None => None,
+        Some(Value::String(s)) if s == "inf" => Some(f64::INFINITY),
+        Some(v) => match v.as_float().or_else(|| v.as_integer().map(|i| i as f64)) {
+            Some(x) if x >= 1.0 => Some(x),
+            _ => return Err(t.error("initial_ssthresh", format!("expected \"inf\" or a number of packets ≥ 1, got {v}"))),
+        },
+    };
+    let initial_cwnd = t.number("initial_cwnd")?;
+    let min_ssthresh = t.number("min_ssthresh")?;
+    let model = TcpModel {
+        min_rto: t.time("min_rto")?,
+        max_rto: t.time("max_rto")?,
+        initial_rto: t.time("initial_rto")?,
+        initial_cwnd: positive(&t, "initial_cwnd", initial_cwnd)?,
+        initial_ssthresh,
+        min_ssthresh: positive(&t, "min_ssthresh", min_ssthresh)?,
+        delayed_ack: t.boolean("delayed_ack")?,
+        delayed_ack_timeout: t.time("delayed_ack_timeout")?,
+    };
+    if let (Some(min), Some(max)) = (model.min_rto, model.max_rto) {
+        if min > max {
+            return Err(t.error("max_rto", format!("must be at least min_rto ({min}), got {max}")));
+        }
+    }
+    t.finish()?;
+    Ok(model)
+}
+
+/// How many copies a `count` key asks for, and the names they get.
+fn count(t: &mut Reader) -> Result<Option<u64>> {
+    match t.unsigned("count")? {
+        Some(0) => Err(t.error("count", "must be at least 1")),
+        Some(n) if n > 1_000_000 => Err(t.error("count", format!("at most 1000000 copies, got {n}"))),
+        other => Ok(other),
+    }
+}
+
+/// Replaces `{i}` by `i`.
+fn expand(template: &str, i: u64) -> String {
+    template.replace("{i}", &i.to_string())
+}
+
+fn read_links(mut t: Reader, _index: usize) -> Result<Vec<LinkModel>> {
+    let name = t.required_string("name")?;
+    let copies = count(&mut t)?;
+    if copies.is_some_and(|n| n > 1) && !name.contains("{i}") {
+        return Err(t.error("name", "a counted link needs `{i}` in its name (for example \"wifi{i}\") so the copies get distinct names"));
+    }
+    let rate = t.rate("rate")?.ok_or_else(|| t.missing("rate", "missing; expected a rate such as \"100Mbps\""))?;
+    let delay = t.time("delay")?.ok_or_else(|| t.missing("delay", "missing; expected a one-way propagation delay such as \"5ms\""))?;
+    let buffer = t.buffer("buffer")?.ok_or_else(|| t.missing("buffer", "missing; expected a size (\"100pkt\") or a time at the link rate (\"20ms\")"))?;
+    let queue = read_queue(&mut t)?;
+    let loss = t.probability("loss")?.unwrap_or(0.0);
+    let events = read_link_events(&mut t)?;
+    let key = t.path().to_string();
+    t.finish()?;
+    Ok((0..copies.unwrap_or(1))
+        .map(|i| LinkModel { name: expand(name, i), key: key.clone(), rate, delay, buffer, queue: queue.clone(), loss, events: events.clone() })
+        .collect())
+}
+
+/// Queue kinds a link accepts.
+pub const QUEUE_KINDS: &[&str] = &["droptail", "red", "random-drop"];
+
+fn read_queue(t: &mut Reader) -> Result<QueueModel> {
+    let kind_error = |t: &Reader, got: &str| {
+        t.error("queue", format!("unknown queue kind \"{got}\"{} (valid: {})", suggestion(got, QUEUE_KINDS.iter().copied()), QUEUE_KINDS.join(", ")))
+    };
+    match t.value("queue") {
+        None => Ok(QueueModel::DropTail),
+        Some(Value::String(s)) if s == "droptail" => Ok(QueueModel::DropTail),
+        Some(Value::String(s)) if s == "red" => Err(t.error("queue", "RED needs its thresholds: queue = { kind = \"red\", min = \"…\", max = \"…\" }")),
+        Some(Value::String(s)) => Err(kind_error(t, s)),
+        Some(Value::Table(_)) => {
+            let mut q = t.table("queue")?.expect("present");
+            let kind = q.required_string("kind")?;
+            let model = match kind {
+                "droptail" => QueueModel::DropTail,
+                "red" => {
+                    let min = q.buffer("min")?.ok_or_else(|| q.missing("min", "missing; expected the minimum threshold as a size or time"))?;
+                    let max = q.buffer("max")?.ok_or_else(|| q.missing("max", "missing; expected the maximum threshold as a size or time"))?;
+                    let max_p = q.probability("max_p")?.unwrap_or(0.1);
+                    let weight = q.probability("weight")?.unwrap_or(0.002);
+                    if weight == 0.0 {
+                        return Err(q.error("weight", "must be above 0"));
+                    }
+                    let gentle = q.boolean("gentle")?.unwrap_or(false);
+                    QueueModel::Red { min, max, max_p, weight, gentle }
+                }
+                "random-drop" => {
+                    let zone = q.buffer("zone")?.ok_or_else(|| q.missing("zone", "missing; expected the depth of the drop zone as a size or time"))?;
+                    QueueModel::RandomDrop { zone }
+                }
+                other => return Err(q.error("kind", format!("unknown queue kind \"{other}\"{} (valid: {})", suggestion(other, QUEUE_KINDS.iter().copied()), QUEUE_KINDS.join(", ")))),
+            };
+            q.finish()?;
+            Ok(model)
+        }
+        Some(v) => Err(t.error("queue", format!("expected a queue kind or a table, got {}", type_name(v)))),
+    }
+}
+
+fn read_link_events(t: &mut Reader) -> Result<Vec<(Time, bool)>> {
+    let file = t.file();
+    let path = t.key_path("events");
+    let Some(v) = t.value("events") else { return Ok(Vec::new()) };
+    let Value::Array(items) = v else {
+        return Err(t.error("events", format!("expected an array like [{{ at = \"50s\", state = \"down\" }}], got {}", type_name(v))));
+    };
+    let mut events = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let key = format!("{path}[{i}]");
+        let Value::Table(e) = item else {
+            return Err(ScenarioError::new(file, key, format!("expected a table {{ at = \"…\", state = \"down\" }}, got {}", type_name(item))));
+        };
+        let mut r = Reader::new(file, key, e);
+        let at = r.time("at")?.ok_or_else(|| r.missing("at", "missing; expected a time"))?;
+        let up = match r.required_string("state")? {
+            "up" => true,
+            "down" => false,
+            other => return Err(r.error("state", format!("expected \"up\" or \"down\", got \"{other}\""))),
+        };
+        r.finish()?;
+        events.push((at, up));
+    }
+    Ok(events)
+}
+
+fn read_paths(t: &mut Reader, key: &'static str, index: u64) -> Result<Option<Vec<Vec<String>>>> {
+    let path = t.key_path(key);
+    let Some(v) = t.value(key) else { return Ok(None) };
+    let shape = "expected a list of paths, each a list of link names, such as [[\"l1\"], [\"l2\", \"l3\"]]";
+    let Value::Array(paths) = v else { return Err(t.error(key, shape)) };
+    let mut out = Vec::new();
+    for (p, links) in paths.iter().enumerate() {
+        let Value::Array(links) = links else {
+            return Err(ScenarioError::new(t.file(), format!("{path}[{p}]"), shape));
+        };
+        let mut names = Vec::new();
+        for (l, name) in links.iter().enumerate() {
+            let Value::String(name) = name else {
+                return Err(ScenarioError::new(t.file(), format!("{path}[{p}][{l}]"), format!("expected a link name, got {}", type_name(name))));
+            };
+            names.push(expand(name, index));
+        }
+        if names.is_empty() {
+            return Err(ScenarioError::new(t.file(), format!("{path}[{p}]"), "a path crosses at least one link"));
+        }
+        out.push(names);
+    }
+    if out.is_empty() {
+        return Err(t.error(key, "at least one path is needed"));
+    }
+    Ok(Some(out))
+}
+
+fn read_cc(t: &mut Reader) -> Result<CcModel> {
+    match t.value("cc") {
+        None => Ok(CcModel { algorithm: "reno".into(), params: Table::new() }),
+        Some(Value::String(name)) => Ok(CcModel { algorithm: name.clone(), params: Table::new() }),
+        Some(Value::Table(table)) => {
+            let mut params = table.clone();
+            match params.remove("algorithm") {
+                Some(Value::String(name)) => Ok(CcModel { algorithm: name, params }),
+                Some(v) => Err(t.error("cc.algorithm", format!("expected an algorithm name, got {}", type_name(&v)))),
+                None => Err(t.error("cc.algorithm", "missing; cc = { algorithm = \"…\", … }")),
+            }
+        }
+        Some(v) => Err(t.error("cc", format!("expected an algorithm name or a table {{ algorithm = \"…\", … }}, got {}", type_name(v)))),
+    }
+}
+
+fn read_start(t: &mut Reader) -> Result<StartModel> {
+    match t.value("start") {
+        None => Ok(StartModel::At(Time::ZERO)),
+        Some(Value::Table(_)) => {
+            let mut u = t.table("start")?.expect("present");
+            let Some(Value::Array(range)) = u.value("uniform") else {
+                return Err(u.error("uniform", "expected start = { uniform = [\"0s\", \"1s\"] }"));
+            };
+            let times: Vec<Time> = range
+                .iter()
+                .map(|v| v.as_str().ok_or_else(|| "expected a time string".to_string()).and_then(crate::units::parse_time))
+                .collect::<std::result::Result<_, _>>()
+                .map_err(|m| u.error("uniform", m))?;
+            let [lo, hi] = times[..] else { return Err(u.error("uniform", "expected two times [from, to]")) };
+            if lo > hi {
+                return Err(u.error("uniform", format!("the interval is empty: {lo} > {hi}")));
+            }
+            u.finish()?;
+            Ok(StartModel::Uniform(lo, hi))
+        }
+        Some(_) => Ok(StartModel::At(t.time("start")?.expect("present"))),
+    }
+}
+
+fn read_flows(mut t: Reader, _index: usize) -> Result<Vec<FlowModel>> {
+    let name = t.required_string("name")?;
+    let copies = count(&mut t)?;
+    let cc = read_cc(&mut t)?;
+    let start = read_start(&mut t)?;
+    let stagger = t.time("stagger")?.unwrap_or(Time::ZERO);
+    let stop = t.time("stop")?;
+    let size = match t.value("size") {
+        None => None,
+        Some(Value::String(s)) if s == "inf" => None,
+        Some(_) => match t.size("size")? {
+            Some(s) if s.bytes(1) > 0.0 => Some(s),
+            _ => return Err(t.error("size", "expected \"inf\" or a positive size such as \"70KB\"")),
+        },
+    };
+    let tcp = match t.table("tcp")? {
+        Some(table) => read_tcp(table)?,
+        None => TcpModel::default(),
+    };
+    let key = t.path().to_string();
+    let mut flows = Vec::new();
+    let n = copies.unwrap_or(1);
+    for i in 0..n {
+        // Paths are read per copy, since `{i}` in a link name expands to the copy's index.
+        let mut copy = Reader::new(t.file(), key.clone(), t.table_ref());
+        let paths = read_paths(&mut copy, "paths", i)?.ok_or_else(|| t.missing("paths", "missing; expected a list of paths such as [[\"l1\"]]"))?;
+        let reverse_paths = read_paths(&mut copy, "reverse_paths", i)?;
+        if let Some(rev) = &reverse_paths {
+            if rev.len() != paths.len() {
+                return Err(t.error("reverse_paths", format!("one reverse path per path: {} paths, {} reverse paths", paths.len(), rev.len())));
+            }
+        }
+        let flow_name = match copies {
+            Some(_) if !name.contains("{i}") => format!("{name}.{i}"),
+            _ => expand(name, i),
+        };
+        let offset = stagger.saturating_mul(i);
+        let start = match start {
+            StartModel::At(t) => StartModel::At(t + offset),
+            StartModel::Uniform(lo, hi) => StartModel::Uniform(lo + offset, hi + offset),
+        };
+        flows.push(FlowModel { name: flow_name, key: key.clone(), cc: cc.clone(), paths, reverse_paths, start, stop, size, tcp: tcp.clone() });
+    }
+    t.value("paths");
+    t.value("reverse_paths");
+    t.finish()?;
+    Ok(flows)
+}
+

@@ -1,0 +1,175 @@
+//! Reading a TOML table key by key, tracking the key path for error messages and rejecting
+//! keys nobody asked for.
+
+use toml::{Table, Value};
+
+use crate::error::{Result, ScenarioError, suggestion};
+use crate::units::{self, BufferValue, RateValue, SizeValue};
+use sim_core::Time;
+
+/// One table of the scenario being read.
+pub struct Reader<'a> {
+    file: &'a str,
+    path: String,
+    table: &'a Table,
+    known: Vec<&'static str>,
+}
+
+/// The type name of a TOML value, for messages.
+pub fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::String(_) => "a string",
+        Value::Integer(_) => "an integer",
+        Value::Float(_) => "a number",
+        Value::Boolean(_) => "a boolean",
+        Value::Datetime(_) => "a date",
+        Value::Array(_) => "an array",
+        Value::Table(_) => "a table",
+    }
+}
+
+impl<'a> Reader<'a> {
+    /// Reads `table`, found at key path `path` of `file`.
+    pub fn new(file: &'a str, path: impl Into<String>, table: &'a Table) -> Self {
+        Reader { file, path: path.into(), table, known: Vec::new() }
+    }
+
+    /// The key path of `key` in this table.
+    pub fn key_path(&self, key: &str) -> String {
+        if self.path.is_empty() { key.to_string() } else { format!("{}.{key}", self.path) }
+    }
+
+    /// The path of this table.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The table being read.
+    pub fn table_ref(&self) -> &'a Table {
+        self.table
+    }
+
+    /// The file being read.
+    pub fn file(&self) -> &'a str {
+        self.file
+    }
+
+    /// An error at `key`.
+    pub fn error(&self, key: &str, message: impl Into<String>) -> ScenarioError {
+        ScenarioError::new(self.file, self.key_path(key), message)
+    }
+
+    /// The error for a missing required `key`; if the table has an unknown key that looks like
+    /// a misspelling of it, that is the error reported.
+    pub fn missing(&self, key: &str, message: impl Into<String>) -> ScenarioError {
+        let typo = self.table.keys().find(|k| !self.known.contains(&k.as_str()) && !suggestion(k, [key]).is_empty());
+        match typo {
+            Some(k) => self.error(k, format!("unknown key; did you mean \"{key}\"?")),
+            None => self.error(key, message),
+        }
+    }
+
+    /// The raw value of `key`, marking the key as known.
+    pub fn value(&mut self, key: &'static str) -> Option<&'a Value> {
+        self.known.push(key);
+        self.table.get(key)
+    }
+
+    fn typed<T>(&mut self, key: &'static str, what: &str, get: impl Fn(&'a Value) -> Option<T>) -> Result<Option<T>> {
+        match self.value(key) {
+            None => Ok(None),
+            Some(v) => get(v).map(Some).ok_or_else(|| self.error(key, format!("expected {what}, got {}", type_name(v)))),
+        }
+    }
+
+    /// An optional string.
+    pub fn string(&mut self, key: &'static str) -> Result<Option<&'a str>> {
+        self.typed(key, "a string", Value::as_str)
+    }
+
+    /// A required string.
+    pub fn required_string(&mut self, key: &'static str) -> Result<&'a str> {
+        self.string(key)?.ok_or_else(|| self.missing(key, "missing; expected a string"))
+    }
+
+    /// An optional boolean.
+    pub fn boolean(&mut self, key: &'static str) -> Result<Option<bool>> {
+        self.typed(key, "true or false", Value::as_bool)
+    }
+
+    /// An optional non-negative integer.
+    pub fn unsigned(&mut self, key: &'static str) -> Result<Option<u64>> {
+        match self.typed(key, "a non-negative integer", Value::as_integer)? {
+            Some(i) if i < 0 => Err(self.error(key, format!("expected a non-negative integer, got {i}"))),
+            other => Ok(other.map(|i| i as u64)),
+        }
+    }
+
+    /// An optional number (integers accepted).
+    pub fn number(&mut self, key: &'static str) -> Result<Option<f64>> {
+        self.typed(key, "a number", |v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))
+    }
+
+    /// An optional probability in [0, 1].
+    pub fn probability(&mut self, key: &'static str) -> Result<Option<f64>> {
+        match self.number(key)? {
+            Some(p) if !(0.0..=1.0).contains(&p) => Err(self.error(key, format!("expected a probability in [0, 1], got {p}"))),
+            other => Ok(other),
+        }
+    }
+
+    /// An optional string parsed by `parse`.
+    fn quantity<T>(&mut self, key: &'static str, parse: impl Fn(&str) -> std::result::Result<T, String>) -> Result<Option<T>> {
+        let Some(v) = self.value(key) else { return Ok(None) };
+        let text = match v {
+            Value::String(s) => s.as_str(),
+            other => {
+                // A bare number is the most common mistake: say what unit is missing.
+                let hint = parse(&other.to_string()).err().unwrap_or_default();
+                return Err(self.error(key, hint));
+            }
+        };
+        parse(text).map(Some).map_err(|m| self.error(key, m))
+    }
+
+    /// An optional time.
+    pub fn time(&mut self, key: &'static str) -> Result<Option<Time>> {
+        self.quantity(key, units::parse_time)
+    }
+
+    /// An optional rate.
+    pub fn rate(&mut self, key: &'static str) -> Result<Option<RateValue>> {
+        self.quantity(key, units::parse_rate)
+    }
+
+    /// An optional size.
+    pub fn size(&mut self, key: &'static str) -> Result<Option<SizeValue>> {
+        self.quantity(key, units::parse_size)
+    }
+
+    /// An optional buffer size.
+    pub fn buffer(&mut self, key: &'static str) -> Result<Option<BufferValue>> {
+        self.quantity(key, units::parse_buffer)
+    }
+
+    /// An optional sub-table.
+    pub fn table(&mut self, key: &'static str) -> Result<Option<Reader<'a>>> {
+        let path = self.key_path(key);
+        let file = self.file;
+        Ok(self.typed(key, "a table", Value::as_table)?.map(|t| Reader::new(file, path, t)))
+    }
+
+    /// Fails on any key of the table that was never asked for, naming the nearest known one.
+    pub fn finish(self) -> Result<()> {
+        for key in self.table.keys() {
+            if !self.known.contains(&key.as_str()) {
+                let hint = suggestion(key, self.known.iter().copied());
+                let mut valid = self.known.clone();
+                valid.sort_unstable();
+                valid.dedup();
+                return Err(self.error(key, format!("unknown key{hint} (valid keys here: {})", valid.join(", "))));
+            }
+        }
+        Ok(())
+    }
+}
