@@ -1,0 +1,110 @@
+//! The run summary printed on the terminal.
+
+use std::fmt::Write;
+
+use tcp::RunOutput;
+
+/// `12.3 Mb/s` style, for bits per second.
+pub fn rate(bps: f64) -> String {
+    let (v, unit) = if bps >= 1e9 {
+        (bps / 1e9, "Gb/s")
+    } else if bps >= 1e6 {
+        (bps / 1e6, "Mb/s")
+    } else if bps >= 1e3 {
+        (bps / 1e3, "kb/s")
+    } else {
+        (bps, "b/s")
+    };
+    format!("{v:.2} {unit}")
+}
+
+/// `1.23 M` style, for counts.
+pub fn count(n: f64) -> String {
+    if n >= 1e9 {
+        format!("{:.2} G", n / 1e9)
+    } else if n >= 1e6 {
+        format!("{:.2} M", n / 1e6)
+    } else if n >= 1e3 {
+        format!("{:.1} k", n / 1e3)
+    } else {
+        format!("{n:.0}")
+    }
+}
+
+/// Jain's fairness index of `xs` (1 when all are equal).
+pub fn jain(xs: &[f64]) -> f64 {
+    let sum: f64 = xs.iter().sum();
+    let squares: f64 = xs.iter().map(|x| x * x).sum();
+    if squares == 0.0 { 1.0 } else { sum * sum / (xs.len() as f64 * squares) }
+}
+
+/// Rows shown per table before eliding.
+const MAX_ROWS: usize = 20;
+
+/// The summary of a run that took `wall_s` seconds.
+pub fn render(out: &RunOutput, warmup_s: f64, wall_s: f64) -> String {
+    let mut s = String::new();
+    let width = out.flows.iter().map(|f| f.flow.len()).chain([4]).max().unwrap_or(4).min(24);
+    let _ = writeln!(s, "{:<width$}  {:<10} {:>12} {:>14} {:>8} {:>8} {:>10}", "flow", "algorithm", "goodput", "delivered", "retx", "timeouts", "completion");
+    for f in out.flows.iter().take(MAX_ROWS) {
+        let completion = f.completion_time_s.map_or("-".to_string(), |t| format!("{t:.3} s"));
+        let _ = writeln!(
+            s,
+            "{:<width$}  {:<10} {:>12} {:>14} {:>8} {:>8} {:>10}",
+            f.flow,
+            f.algorithm,
+            rate(f.goodput_bps),
+            format!("{}B", count(f.bytes_delivered as f64)),
+            f.retransmissions,
+            f.timeouts,
+            completion
+        );
+    }
+    if out.flows.len() > MAX_ROWS {
+        let _ = writeln!(s, "… {} more flows (all in flows.parquet)", out.flows.len() - MAX_ROWS);
+    }
+    let goodputs: Vec<f64> = out.flows.iter().map(|f| f.goodput_bps).collect();
+    let _ = writeln!(s, "{} flow(s): total goodput {}, Jain's index {:.4} (statistics from {warmup_s} s)\n", out.flows.len(), rate(goodputs.iter().sum()), jain(&goodputs));
+
+    let width = out.links.iter().map(|l| l.link.len()).chain([4]).max().unwrap_or(4).min(24);
+    let _ = writeln!(s, "{:<width$}  {:>12} {:>12} {:>10} {:>12} {:>10}", "link", "rate", "utilization", "loss rate", "mean queue", "max queue");
+    for l in out.links.iter().take(MAX_ROWS) {
+        let _ = writeln!(
+            s,
+            "{:<width$}  {:>12} {:>11.2}% {:>9.3}% {:>8.1} pkt {:>6} pkt",
+            l.link,
+            rate(l.rate_bps),
+            100.0 * l.utilization,
+            100.0 * l.loss_rate,
+            l.mean_queue_pkts,
+            l.max_queue_pkts
+        );
+    }
+    if out.links.len() > MAX_ROWS {
+        let _ = writeln!(s, "… {} more links (all in links.parquet)", out.links.len() - MAX_ROWS);
+    }
+    let st = out.stats;
+    let _ = writeln!(
+        s,
+        "\n{} s simulated in {wall_s:.2} s wall: {} events ({} events/s), {} data packets delivered ({} /s)",
+        st.simulated_s,
+        count(st.events as f64),
+        count(st.events as f64 / wall_s.max(1e-9)),
+        count(st.data_delivered as f64),
+        count(st.data_delivered as f64 / wall_s.max(1e-9)),
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert_eq!(rate(12_345_678.0), "12.35 Mb/s");
+        assert_eq!(count(2_900_000.0), "2.90 M");
+        assert!((jain(&[1.0, 1.0, 1.0]) - 1.0).abs() < 1e-12);
+        assert!((jain(&[1.0, 0.0]) - 0.5).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,167 @@
+//! Results as Parquet tables: one file per table, each carrying the scenario, the seed and the
+//! program version in its metadata, written to a temporary directory and renamed into place.
+
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+
+use polars::prelude::*;
+use tcp::RunOutput;
+
+/// What every output file records about how it was made.
+#[derive(Clone, Debug)]
+pub struct Provenance {
+    /// The scenario file.
+    pub file: String,
+    /// The effective scenario text (with every `--set` applied).
+    pub scenario: String,
+    /// The run seed.
+    pub seed: u64,
+}
+
+impl Provenance {
+    fn metadata(&self) -> KeyValueMetadata {
+        KeyValueMetadata::from_static(vec![
+            ("equipoise.version".into(), env!("CARGO_PKG_VERSION").into()),
+            ("equipoise.scenario_file".into(), self.file.clone()),
+            ("equipoise.scenario".into(), self.scenario.clone()),
+            ("equipoise.seed".into(), self.seed.to_string()),
+        ])
+    }
+}
+
+fn col<T, P: ?Sized>(name: &str, values: T) -> Column
+where
+    Series: NamedFrom<T, P>,
+{
+    Column::new(name.into(), values)
+}
+
+/// The four tables of a run, in file-name order.
+pub fn frames(out: &RunOutput) -> PolarsResult<Vec<(&'static str, DataFrame)>> {
+    let f = &out.flows;
+    let flows = DataFrame::new(
+        f.len(),
+        vec![
+            col("flow", f.iter().map(|r| r.flow.as_str()).collect::<Vec<_>>()),
+            col("algorithm", f.iter().map(|r| r.algorithm.as_str()).collect::<Vec<_>>()),
+            col("subflows", f.iter().map(|r| r.subflows).collect::<Vec<_>>()),
+            col("start_s", f.iter().map(|r| r.start_s).collect::<Vec<_>>()),
+            col("goodput_bps", f.iter().map(|r| r.goodput_bps).collect::<Vec<_>>()),
+            col("bytes_delivered", f.iter().map(|r| r.bytes_delivered).collect::<Vec<_>>()),
+            col("packets_sent", f.iter().map(|r| r.packets_sent).collect::<Vec<_>>()),
+            col("retransmissions", f.iter().map(|r| r.retransmissions).collect::<Vec<_>>()),
+            col("timeouts", f.iter().map(|r| r.timeouts).collect::<Vec<_>>()),
+            col("loss_events", f.iter().map(|r| r.loss_events).collect::<Vec<_>>()),
+            col("size_bytes", f.iter().map(|r| r.size_bytes).collect::<Vec<_>>()),
+            col("completion_time_s", f.iter().map(|r| r.completion_time_s).collect::<Vec<_>>()),
+        ],
+    )?;
+    let s = &out.subflows;
+    let subflows = DataFrame::new(
+        s.len(),
+        vec![
+            col("flow", s.iter().map(|r| r.flow.as_str()).collect::<Vec<_>>()),
+            col("subflow", s.iter().map(|r| r.subflow).collect::<Vec<_>>()),
+            col("path", s.iter().map(|r| r.path.as_str()).collect::<Vec<_>>()),
+            col("goodput_bps", s.iter().map(|r| r.goodput_bps).collect::<Vec<_>>()),
+            col("mean_cwnd_pkts", s.iter().map(|r| r.mean_cwnd_pkts).collect::<Vec<_>>()),
+            col("mean_srtt_s", s.iter().map(|r| r.mean_srtt_s).collect::<Vec<_>>()),
+            col("min_rtt_s", s.iter().map(|r| r.min_rtt_s).collect::<Vec<_>>()),
+            col("packets_sent", s.iter().map(|r| r.packets_sent).collect::<Vec<_>>()),
+            col("retransmissions", s.iter().map(|r| r.retransmissions).collect::<Vec<_>>()),
+            col("fast_retransmits", s.iter().map(|r| r.fast_retransmits).collect::<Vec<_>>()),
+            col("timeouts", s.iter().map(|r| r.timeouts).collect::<Vec<_>>()),
+        ],
+    )?;
+    let l = &out.links;
+    let links = DataFrame::new(
+        l.len(),
+        vec![
+            col("link", l.iter().map(|r| r.link.as_str()).collect::<Vec<_>>()),
+            col("rate_bps", l.iter().map(|r| r.rate_bps).collect::<Vec<_>>()),
+            col("delay_s", l.iter().map(|r| r.delay_s).collect::<Vec<_>>()),
+            col("utilization", l.iter().map(|r| r.utilization).collect::<Vec<_>>()),
+            col("arrivals", l.iter().map(|r| r.arrivals).collect::<Vec<_>>()),
+            col("departures", l.iter().map(|r| r.departures).collect::<Vec<_>>()),
+            col("queue_drops", l.iter().map(|r| r.queue_drops).collect::<Vec<_>>()),
+            col("random_losses", l.iter().map(|r| r.random_losses).collect::<Vec<_>>()),
+            col("down_drops", l.iter().map(|r| r.down_drops).collect::<Vec<_>>()),
+            col("loss_rate", l.iter().map(|r| r.loss_rate).collect::<Vec<_>>()),
+            col("mean_queue_pkts", l.iter().map(|r| r.mean_queue_pkts).collect::<Vec<_>>()),
+            col("max_queue_pkts", l.iter().map(|r| r.max_queue_pkts).collect::<Vec<_>>()),
+            col("mean_queue_bytes", l.iter().map(|r| r.mean_queue_bytes).collect::<Vec<_>>()),
+            col("max_queue_bytes", l.iter().map(|r| r.max_queue_bytes).collect::<Vec<_>>()),
+        ],
+    )?;
+    let t = &out.samples;
+    let timeseries = DataFrame::new(
+        t.len(),
+        vec![
+            col("time_s", t.iter().map(|r| r.time_s).collect::<Vec<_>>()),
+            col("flow", t.iter().map(|r| f[r.flow as usize].flow.as_str()).collect::<Vec<_>>()),
+            col("subflow", t.iter().map(|r| r.subflow).collect::<Vec<_>>()),
+            col("cwnd_pkts", t.iter().map(|r| r.cwnd_pkts).collect::<Vec<_>>()),
+            col("srtt_s", t.iter().map(|r| r.srtt_s).collect::<Vec<_>>()),
+            col("rate_bps", t.iter().map(|r| r.rate_bps).collect::<Vec<_>>()),
+            col("cc_state", t.iter().map(|r| r.cc_state).collect::<Vec<_>>()),
+        ],
+    )?;
+    Ok(vec![("flows", flows), ("subflows", subflows), ("links", links), ("timeseries", timeseries)])
+}
+
+/// Writes `df` to `path` as Parquet with `provenance` in the file metadata.
+pub fn write_parquet(path: &Path, df: &mut DataFrame, provenance: &Provenance) -> Result<(), String> {
+    let file = File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+    ParquetWriter::new(file)
+        .with_compression(ParquetCompression::Zstd(None))
+        .set_parallel(false)
+        .with_key_value_metadata(Some(provenance.metadata()))
+        .finish(df)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(())
+}
+
+/// Writes every table of `out` into directory `dir`, atomically: the tables are written to a
+/// sibling temporary directory, which then replaces `dir`. An error or an interrupt leaves at
+/// most a `*.tmp-<pid>` directory, never a half-written `dir`.
+pub fn write_run(dir: &Path, out: &RunOutput, provenance: &Provenance) -> Result<Vec<PathBuf>, String> {
+    let tmp = sibling(dir, "tmp");
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    let _ = fs::remove_dir_all(&tmp);
+    fs::create_dir(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
+    let result = (|| {
+        let mut names = Vec::new();
+        for (name, mut df) in frames(out).map_err(|e| e.to_string())? {
+            let file = format!("{name}.parquet");
+            write_parquet(&tmp.join(&file), &mut df, provenance)?;
+            names.push(dir.join(file));
+        }
+        replace_dir(&tmp, dir)?;
+        Ok(names)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_dir_all(&tmp);
+    }
+    result
+}
+
+fn sibling(dir: &Path, what: &str) -> PathBuf {
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "results".into());
+    dir.with_file_name(format!("{name}.{what}-{}", std::process::id()))
+}
+
+/// Moves `tmp` to `dir`, replacing whatever `dir` held.
+fn replace_dir(tmp: &Path, dir: &Path) -> Result<(), String> {
+    let old = sibling(dir, "old");
+    let had_old = dir.exists();
+    if had_old {
+        fs::rename(dir, &old).map_err(|e| format!("cannot move the old {} aside: {e}", dir.display()))?;
+    }
+    fs::rename(tmp, dir).map_err(|e| format!("cannot rename {} to {}: {e}", tmp.display(), dir.display()))?;
+    if had_old {
+        let _ = fs::remove_dir_all(&old);
+    }
+    Ok(())
+}
