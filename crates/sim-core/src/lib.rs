@@ -29,7 +29,7 @@ pub mod time;
 pub mod units;
 
 pub use discipline::{BufferLimit, Discipline, DropReason, Red};
-pub use events::EventList;
+pub use events::{EventCode, EventList};
 pub use network::{Delivery, Hop, NetEvent, Network, PipeId, QueueId, RouteId};
 pub use packet::{Packet, PacketArena, PacketFifo, PacketId, PacketKind};
 pub use pipe::Pipe;

@@ -4,7 +4,7 @@
 //! packet carries the index of its current hop, so forwarding is "increment and `match`": no
 //! pointers, no dynamic dispatch, no allocation.
 
-use crate::events::EventList;
+use crate::events::{EventCode, EventList};
 use crate::packet::{PacketArena, PacketId, PacketKind};
 use crate::queue::{Admission, Queue};
 use crate::pipe::Pipe;
@@ -40,6 +40,20 @@ pub enum NetEvent {
     Departure(QueueId),
     /// The head of this pipe reaches its far end.
     PipeExit(PipeId),
+}
+
+/// Encoded as the id with the top bit telling pipes from queues (used when a simulation's
+/// events are only the network's, as in tests and benchmarks).
+impl EventCode for NetEvent {
+    fn encode(self) -> u32 {
+        match self {
+            NetEvent::Departure(q) => q.0,
+            NetEvent::PipeExit(p) => p.0 | 1 << 31,
+        }
+    }
+    fn decode(code: u32) -> Self {
+        if code & 1 << 31 == 0 { NetEvent::Departure(QueueId(code)) } else { NetEvent::PipeExit(PipeId(code & !(1 << 31))) }
+    }
 }
 
 /// A packet that reached the end of its route.
@@ -112,14 +126,14 @@ impl Network {
     /// Sends packet `id` along the route starting at `route`. Returns a delivery if the route
     /// has no queue or pipe.
     #[inline]
-    pub fn send<E: From<NetEvent>>(&mut self, id: PacketId, route: RouteId, events: &mut EventList<E>) -> Option<Delivery> {
+    pub fn send<E: From<NetEvent> + EventCode>(&mut self, id: PacketId, route: RouteId, events: &mut EventList<E>) -> Option<Delivery> {
         self.packets[id].hop = route.0;
         self.forward(id, events)
     }
 
     /// Moves packet `id` into its current hop.
     #[inline]
-    fn forward<E: From<NetEvent>>(&mut self, id: PacketId, events: &mut EventList<E>) -> Option<Delivery> {
+    fn forward<E: From<NetEvent> + EventCode>(&mut self, id: PacketId, events: &mut EventList<E>) -> Option<Delivery> {
         let now = events.now();
         match self.hops[self.packets[id].hop as usize] {
             Hop::Queue(q) => {
@@ -148,7 +162,7 @@ impl Network {
 
     /// Handles one of the network's events; returns the packet it delivers, if any.
     #[inline]
-    pub fn handle<E: From<NetEvent>>(&mut self, event: NetEvent, events: &mut EventList<E>) -> Option<Delivery> {
+    pub fn handle<E: From<NetEvent> + EventCode>(&mut self, event: NetEvent, events: &mut EventList<E>) -> Option<Delivery> {
         let now = events.now();
         let id = match event {
             NetEvent::Departure(q) => {

@@ -111,7 +111,7 @@ impl Connection {
 
     fn arm_timer(&mut self, r: usize, ctx: &mut Ctx) {
         if let Some(at) = self.senders[r].arm_timer(ctx.events.now()) {
-            ctx.events.schedule(at, Event::Retransmit(self.first_subflow + r as u32));
+            ctx.events.schedule_timer(at, Event::Retransmit(self.first_subflow + r as u32));
         }
     }
 
@@ -243,7 +243,7 @@ impl Connection {
         }
         if s.rto_deadline > now {
             s.rto_event = s.rto_deadline;
-            ctx.events.schedule(s.rto_deadline, Event::Retransmit(self.first_subflow + r as u32));
+            ctx.events.schedule_timer(s.rto_deadline, Event::Retransmit(self.first_subflow + r as u32));
             return;
         }
         if !s.outstanding() {
@@ -279,16 +279,17 @@ impl Connection {
             AckAction::Delay { arm } => {
                 ctx.net.packets.free(id);
                 if arm {
-                    let generation = self.receivers[r].delack_generation;
-                    ctx.events.schedule_in(self.config.delayed_ack_timeout, Event::DelayedAck(self.first_subflow + r as u32, generation));
+                    let at = ctx.events.now() + self.config.delayed_ack_timeout;
+                    self.receivers[r].delack_at = at;
+                    ctx.events.schedule_timer(at, Event::DelayedAck(self.first_subflow + r as u32));
                 }
             }
         }
     }
 
     /// The delayed-ACK timer of subflow `r`'s receiver fired.
-    pub fn on_delack_timer(&mut self, r: usize, generation: u32, ctx: &mut Ctx) {
-        if let Some(ack) = self.receivers[r].on_delack_timer(generation) {
+    pub fn on_delack_timer(&mut self, r: usize, ctx: &mut Ctx) {
+        if let Some(ack) = self.receivers[r].on_delack_timer(ctx.events.now()) {
             let id = ctx.net.packets.alloc(Packet::new(PacketKind::Ack, ctx.ack_size, 0));
             self.send_ack(r, id, ack, ctx);
         }

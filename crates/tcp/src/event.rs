@@ -1,6 +1,6 @@
-//! The closed set of events a simulation schedules.
+//! The closed set of events a simulation schedules, and their 32-bit encoding.
 
-use sim_core::{NetEvent, QueueId};
+use sim_core::{EventCode, NetEvent, PipeId, QueueId};
 
 /// Index of a subflow across the whole simulation.
 pub type SubflowIndex = u32;
@@ -12,8 +12,8 @@ pub enum Event {
     Net(NetEvent),
     /// A subflow's retransmission-timer wake-up.
     Retransmit(SubflowIndex),
-    /// A subflow receiver's delayed-ACK timer, of the given generation.
-    DelayedAck(SubflowIndex, u32),
+    /// A subflow receiver's delayed-ACK timer.
+    DelayedAck(SubflowIndex),
     /// A connection starts sending.
     Start(u32),
     /// A connection stops offering new data.
@@ -30,5 +30,70 @@ impl From<NetEvent> for Event {
     #[inline]
     fn from(e: NetEvent) -> Event {
         Event::Net(e)
+    }
+}
+
+/// Bits for the index of the queue, pipe, subflow or connection an event concerns.
+const INDEX_BITS: u32 = 29;
+/// The largest index an event can carry.
+pub const MAX_INDEX: u32 = (1 << INDEX_BITS) - 1;
+
+impl EventCode for Event {
+    /// Three bits of kind above a 29-bit index.
+    #[inline]
+    fn encode(self) -> u32 {
+        let (kind, index) = match self {
+            Event::Net(NetEvent::Departure(q)) => (0, q.0),
+            Event::Net(NetEvent::PipeExit(p)) => (1, p.0),
+            Event::Retransmit(s) => (2, s),
+            Event::DelayedAck(s) => (3, s),
+            Event::Start(c) => (4, c),
+            Event::Stop(c) => (5, c),
+            Event::LinkState(q, up) => (6, q.0 * 2 + up as u32),
+            Event::WarmupEnd => (7, 0),
+            Event::Sample => (7, 1),
+        };
+        debug_assert!(index <= MAX_INDEX);
+        kind << INDEX_BITS | index
+    }
+
+    #[inline]
+    fn decode(code: u32) -> Event {
+        let index = code & MAX_INDEX;
+        match code >> INDEX_BITS {
+            0 => Event::Net(NetEvent::Departure(QueueId(index))),
+            1 => Event::Net(NetEvent::PipeExit(PipeId(index))),
+            2 => Event::Retransmit(index),
+            3 => Event::DelayedAck(index),
+            4 => Event::Start(index),
+            5 => Event::Stop(index),
+            6 => Event::LinkState(QueueId(index / 2), index % 2 == 1),
+            _ if index == 0 => Event::WarmupEnd,
+            _ => Event::Sample,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_event_survives_its_encoding() {
+        let events = [
+            Event::Net(NetEvent::Departure(QueueId(7))),
+            Event::Net(NetEvent::PipeExit(PipeId(MAX_INDEX))),
+            Event::Retransmit(3),
+            Event::DelayedAck(0),
+            Event::Start(12),
+            Event::Stop(13),
+            Event::LinkState(QueueId(5), true),
+            Event::LinkState(QueueId(5), false),
+            Event::WarmupEnd,
+            Event::Sample,
+        ];
+        for e in events {
+            assert_eq!(Event::decode(e.encode()), e);
+        }
     }
 }

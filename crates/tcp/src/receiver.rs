@@ -35,8 +35,9 @@ pub struct Receiver {
     delayed_ack: bool,
     unacked_in_order: u32,
     held: Option<Ack>,
-    /// Generation of the delayed-ACK timer: a wake-up for an older generation is stale.
-    pub delack_generation: u32,
+    /// When the pending delayed-ACK wake-up is due (`Time::NEVER` if none is wanted); a
+    /// wake-up at any other time is stale.
+    pub delack_at: Time,
     /// Data segments that arrived, duplicates included.
     pub segments_received: u64,
 }
@@ -44,7 +45,7 @@ pub struct Receiver {
 impl Receiver {
     /// A receiver expecting segment 0.
     pub fn new(delayed_ack: bool) -> Receiver {
-        Receiver { delayed_ack, ..Receiver::default() }
+        Receiver { delayed_ack, delack_at: Time::NEVER, ..Receiver::default() }
     }
 
     /// Segments delivered in order so far (the cumulative acknowledgement point).
@@ -69,7 +70,7 @@ impl Receiver {
         if !self.delayed_ack || !in_order || filled_hole || self.unacked_in_order >= 1 {
             let echo = self.held.take().filter(|_| in_order).unwrap_or(ack);
             self.unacked_in_order = 0;
-            self.delack_generation = self.delack_generation.wrapping_add(1);
+            self.delack_at = Time::NEVER;
             return AckAction::Send(Ack { next: self.next, ..echo });
         }
         self.unacked_in_order += 1;
@@ -77,13 +78,13 @@ impl Receiver {
         AckAction::Delay { arm: true }
     }
 
-    /// The delayed-ACK timer of generation `generation` fired: the held ACK, if still due.
-    pub fn on_delack_timer(&mut self, generation: u32) -> Option<Ack> {
-        if generation != self.delack_generation {
+    /// A delayed-ACK wake-up at `now`: the held ACK, if this wake-up is the one still due.
+    pub fn on_delack_timer(&mut self, now: Time) -> Option<Ack> {
+        if now != self.delack_at {
             return None;
         }
         self.unacked_in_order = 0;
-        self.delack_generation = self.delack_generation.wrapping_add(1);
+        self.delack_at = Time::NEVER;
         self.held.take().map(|a| Ack { next: self.next, ..a })
     }
 }
@@ -118,9 +119,10 @@ mod tests {
         let AckAction::Send(ack) = r.on_data(1, Time(20), false) else { panic!() };
         assert_eq!((ack.next, ack.echo), (2, Time(10)), "echoes the older segment");
         assert_eq!(r.on_data(2, Time(30), false), AckAction::Delay { arm: true });
-        let generation = r.delack_generation;
-        assert_eq!(r.on_delack_timer(generation).map(|a| a.next), Some(3));
-        assert_eq!(r.on_delack_timer(generation), None, "stale timer");
+        r.delack_at = Time(70);
+        assert_eq!(r.on_delack_timer(Time(60)), None, "stale wake-up");
+        assert_eq!(r.on_delack_timer(Time(70)).map(|a| a.next), Some(3));
+        assert_eq!(r.on_delack_timer(Time(70)), None, "already sent");
         // out of order: immediate
         assert_eq!(send(r.on_data(5, Time(40), false)), 3);
     }

@@ -7,7 +7,7 @@ use sim_core::{BufferLimit, Discipline, EventList, Hop, LinkCounters, Network, P
 
 use crate::config::TcpConfig;
 use crate::connection::{Connection, Ctx};
-use crate::event::Event;
+use crate::event::{Event, MAX_INDEX};
 use crate::receiver::{Ack, Receiver};
 use crate::records::{FlowRecord, LinkRecord, RunOutput, RunStats, Sample, SubflowRecord};
 use crate::rtt::RttEstimator;
@@ -116,9 +116,9 @@ impl Simulation {
     /// An empty simulation.
     pub fn new(config: SimConfig) -> Simulation {
         let mut events = EventList::new();
-        events.schedule(config.warmup, Event::WarmupEnd);
+        events.schedule_timer(config.warmup, Event::WarmupEnd);
         if let Some(dt) = config.sample_interval {
-            events.schedule(dt, Event::Sample);
+            events.schedule_timer(dt, Event::Sample);
         }
         Simulation {
             config,
@@ -143,6 +143,7 @@ impl Simulation {
 
     /// Adds a link.
     pub fn add_link(&mut self, spec: LinkSpec) -> LinkIndex {
+        assert!(self.links.len() < (MAX_INDEX / 2) as usize, "too many links for the event encoding");
         let seed = self.config.seed;
         let queue = Queue::new(
             spec.rate,
@@ -156,7 +157,7 @@ impl Simulation {
         let forward = self.net.add_pipe(Pipe::new(spec.delay));
         let reverse = self.net.add_pipe(Pipe::new(spec.delay));
         for &(at, up) in &spec.events {
-            self.events.schedule(at, Event::LinkState(queue, up));
+            self.events.schedule_timer(at, Event::LinkState(queue, up));
         }
         self.links.push(Link { spec_name: spec.name, rate: spec.rate, delay: spec.delay, queue, forward, reverse, warm: LinkCounters::default() });
         LinkIndex(self.links.len() as u32 - 1)
@@ -164,6 +165,7 @@ impl Simulation {
 
     /// Adds a flow (a connection with one subflow per path).
     pub fn add_flow(&mut self, spec: FlowSpec) {
+        assert!(self.owners.len() + spec.paths.len() <= (MAX_INDEX / 2) as usize, "too many subflows for the event encoding");
         let conn_index = self.conns.len() as u32;
         let first_subflow = self.owners.len() as u32;
         let mss = self.config.mss;
@@ -184,9 +186,9 @@ impl Simulation {
             self.paths.push(path.iter().map(|l| self.links[l.0 as usize].spec_name.clone()).collect());
         }
         let n = spec.paths.len();
-        self.events.schedule(spec.start, Event::Start(conn_index));
+        self.events.schedule_timer(spec.start, Event::Start(conn_index));
         if let Some(stop) = spec.stop {
-            self.events.schedule(stop, Event::Stop(conn_index));
+            self.events.schedule_timer(stop, Event::Stop(conn_index));
         }
         self.conns.push(Connection {
             name: spec.name,
@@ -219,11 +221,7 @@ impl Simulation {
     /// Runs to the configured duration and reports.
     pub fn run(mut self) -> RunOutput {
         let end = self.config.duration;
-        while let Some(t) = self.events.peek_time() {
-            if t > end {
-                break;
-            }
-            let (_, event) = self.events.pop().expect("peeked");
+        while let Some((_, event)) = self.events.pop_until(end) {
             self.dispatch(event);
         }
         self.report()
@@ -252,10 +250,10 @@ impl Simulation {
                 let (mut ctx, conns) = self.ctx();
                 conns[conn as usize].on_timer(r as usize, &mut ctx);
             }
-            Event::DelayedAck(g, generation) => {
+            Event::DelayedAck(g) => {
                 let (conn, r) = self.owners[g as usize];
                 let (mut ctx, conns) = self.ctx();
-                conns[conn as usize].on_delack_timer(r as usize, generation, &mut ctx);
+                conns[conn as usize].on_delack_timer(r as usize, &mut ctx);
             }
             Event::Start(c) => {
                 let (mut ctx, conns) = self.ctx();
@@ -311,7 +309,7 @@ impl Simulation {
                 });
             }
         }
-        self.events.schedule_in(dt, Event::Sample);
+        self.events.schedule_timer(self.events.now() + dt, Event::Sample);
     }
 
     fn report(mut self) -> RunOutput {
