@@ -8,11 +8,11 @@
 //!   in the order they were scheduled.
 //! - [`packet`]: the [`PacketArena`] (a `Vec` with a free list, packets named by `u32` ids) and
 //!   the intrusive [`PacketFifo`] that queues and pipes are built from.
-//! - [`discipline`] and [`queue`]: a link's output [`Queue`], served at the link rate, with
-//!   drop-tail, RED or a random drop zone, exogenous Bernoulli loss, up/down state, and the
-//!   link's [`LinkCounters`].
-//! - [`pipe`]: constant propagation delay as a FIFO with one pending event at most.
-//! - [`network`]: queues and pipes in typed arenas, routes as runs of a hop table, and the
+//! - [`discipline`] and [`link`]: a [`Link`] is an output queue served at the link rate
+//!   (drop-tail, RED or a random drop zone, exogenous Bernoulli loss, up/down state) followed
+//!   by a propagation delay, with one pending event at most and its [`LinkCounters`].
+//! - [`pipe`]: a constant delay with no queue (uncongested ACK paths), likewise one event.
+//! - [`network`]: links and pipes in typed arenas, routes as runs of a hop table, and the
 //!   forwarding `match` that moves packets along.
 //! - [`rng`]: per-component random streams derived from the run seed and the component's name.
 //!
@@ -20,19 +20,19 @@
 
 pub mod discipline;
 pub mod events;
+pub mod link;
 pub mod network;
 pub mod packet;
 pub mod pipe;
-pub mod queue;
 pub mod rng;
 pub mod time;
 pub mod units;
 
 pub use discipline::{BufferLimit, Discipline, DropReason, Red};
 pub use events::{EventCode, EventList};
-pub use network::{Delivery, Hop, NetEvent, Network, PipeId, QueueId, RouteId};
+pub use link::{Admission, Link, LinkCounters};
+pub use network::{Delivery, Hop, LinkId, NetEvent, Network, PipeId, RouteId};
 pub use packet::{Packet, PacketArena, PacketFifo, PacketId, PacketKind};
 pub use pipe::Pipe;
-pub use queue::{Admission, LinkCounters, Queue};
 pub use time::Time;
 pub use units::Rate;

@@ -1,4 +1,4 @@
-//! The network: queues and pipes in typed arenas, routes as runs of hops, and forwarding.
+//! The network: links and pipes in typed arenas, routes as runs of hops, and forwarding.
 //!
 //! A route is a run of consecutive entries in one hop table, ending in a [`Hop::Deliver`]. A
 //! packet carries the index of its current hop, so forwarding is "increment and `match`": no
@@ -6,13 +6,13 @@
 
 use crate::events::{EventCode, EventList};
 use crate::packet::{PacketArena, PacketId, PacketKind};
-use crate::queue::{Admission, Queue};
+use crate::link::{Admission, Link};
 use crate::pipe::Pipe;
 use crate::time::Time;
 
-/// Index of a queue in the network.
+/// Index of a link in the network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct QueueId(pub u32);
+pub struct LinkId(pub u32);
 
 /// Index of a pipe in the network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -25,9 +25,9 @@ pub struct RouteId(pub u32);
 /// One step of a route.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Hop {
-    /// Wait and be serialized in a queue.
-    Queue(QueueId),
-    /// Propagate through a pipe.
+    /// Wait, be serialized and propagate over a link.
+    Link(LinkId),
+    /// Propagate through a pipe (an uncongested path: no queue, no serialization).
     Pipe(PipeId),
     /// Hand the packet to the transport endpoint with this number.
     Deliver(u32),
@@ -36,8 +36,8 @@ pub enum Hop {
 /// The network's own events; a simulation's event type wraps them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NetEvent {
-    /// The packet in service at this queue finishes serialization.
-    Departure(QueueId),
+    /// The packet at the head of this link reaches its far end.
+    LinkExit(LinkId),
     /// The head of this pipe reaches its far end.
     PipeExit(PipeId),
 }
@@ -47,12 +47,12 @@ pub enum NetEvent {
 impl EventCode for NetEvent {
     fn encode(self) -> u32 {
         match self {
-            NetEvent::Departure(q) => q.0,
+            NetEvent::LinkExit(l) => l.0,
             NetEvent::PipeExit(p) => p.0 | 1 << 31,
         }
     }
     fn decode(code: u32) -> Self {
-        if code & 1 << 31 == 0 { NetEvent::Departure(QueueId(code)) } else { NetEvent::PipeExit(PipeId(code & !(1 << 31))) }
+        if code & 1 << 31 == 0 { NetEvent::LinkExit(LinkId(code)) } else { NetEvent::PipeExit(PipeId(code & !(1 << 31))) }
     }
 }
 
@@ -65,12 +65,12 @@ pub struct Delivery {
     pub packet: PacketId,
 }
 
-/// Every queue, pipe, route and live packet of one run.
+/// Every link, pipe, route and live packet of one run.
 #[derive(Default)]
 pub struct Network {
     /// The packets in flight.
     pub packets: PacketArena,
-    queues: Vec<Queue>,
+    links: Vec<Link>,
     pipes: Vec<Pipe>,
     hops: Vec<Hop>,
     dropped: [u64; 2],
@@ -83,10 +83,10 @@ impl Network {
         Self::default()
     }
 
-    /// Adds a queue.
-    pub fn add_queue(&mut self, queue: Queue) -> QueueId {
-        self.queues.push(queue);
-        QueueId(self.queues.len() as u32 - 1)
+    /// Adds a link.
+    pub fn add_link(&mut self, link: Link) -> LinkId {
+        self.links.push(link);
+        LinkId(self.links.len() as u32 - 1)
     }
 
     /// Adds a pipe.
@@ -103,14 +103,19 @@ impl Network {
         RouteId(start)
     }
 
-    /// A queue.
-    pub fn queue(&self, id: QueueId) -> &Queue {
-        &self.queues[id.0 as usize]
+    /// A link.
+    pub fn link(&self, id: LinkId) -> &Link {
+        &self.links[id.0 as usize]
     }
 
-    /// A queue, mutably.
-    pub fn queue_mut(&mut self, id: QueueId) -> &mut Queue {
-        &mut self.queues[id.0 as usize]
+    /// A link's counters brought up to `now`.
+    pub fn link_counters(&mut self, id: LinkId, now: Time) -> crate::link::LinkCounters {
+        self.links[id.0 as usize].counters(&mut self.packets, now)
+    }
+
+    /// Restarts a link's maxima (at the end of the warm-up).
+    pub fn reset_link_max(&mut self, id: LinkId) {
+        self.links[id.0 as usize].reset_max();
     }
 
     /// A pipe.
@@ -136,10 +141,10 @@ impl Network {
     fn forward<E: From<NetEvent> + EventCode>(&mut self, id: PacketId, events: &mut EventList<E>) -> Option<Delivery> {
         let now = events.now();
         match self.hops[self.packets[id].hop as usize] {
-            Hop::Queue(q) => {
-                match self.queues[q.0 as usize].arrive(&mut self.packets, id, now) {
-                    Admission::Queued => {}
-                    Admission::Serving(at) => events.schedule(at, NetEvent::Departure(q).into()),
+            Hop::Link(l) => {
+                match self.links[l.0 as usize].arrive(&mut self.packets, id, now) {
+                    Admission::Queued(None) => {}
+                    Admission::Queued(Some(at)) => events.schedule(at, NetEvent::LinkExit(l).into()),
                     Admission::Dropped(_) => self.drop_packet(id),
                 }
                 None
@@ -165,16 +170,12 @@ impl Network {
     pub fn handle<E: From<NetEvent> + EventCode>(&mut self, event: NetEvent, events: &mut EventList<E>) -> Option<Delivery> {
         let now = events.now();
         let id = match event {
-            NetEvent::Departure(q) => {
-                let (id, survived, next) = self.queues[q.0 as usize].depart(&mut self.packets, now);
+            NetEvent::LinkExit(l) => {
+                let (id, next) = self.links[l.0 as usize].exit(&mut self.packets, now);
                 if let Some(at) = next {
                     events.schedule(at, event.into());
                 }
-                if !survived {
-                    self.drop_packet(id);
-                    return None;
-                }
-                id
+                id?
             }
             NetEvent::PipeExit(p) => {
                 let (id, next) = self.pipes[p.0 as usize].exit(&mut self.packets);
@@ -188,19 +189,19 @@ impl Network {
         self.forward(id, events)
     }
 
-    /// Takes queue `q`'s link down or up at `now`, dropping what waits in a link going down.
-    pub fn set_link_up(&mut self, q: QueueId, up: bool, now: Time) {
+    /// Takes link `l` down or up at `now`, dropping what waits in a link going down.
+    pub fn set_link_up(&mut self, l: LinkId, up: bool, now: Time) {
         let mut dropped = std::mem::take(&mut self.scratch);
-        self.queues[q.0 as usize].set_up(up, &mut self.packets, now, &mut dropped);
+        self.links[l.0 as usize].set_up(up, &mut self.packets, now, &mut dropped);
         for id in dropped.drain(..) {
             self.drop_packet(id);
         }
         self.scratch = dropped;
     }
 
-    /// Number of queues.
-    pub fn queue_count(&self) -> usize {
-        self.queues.len()
+    /// Number of links.
+    pub fn link_count(&self) -> usize {
+        self.links.len()
     }
 }
 
@@ -213,11 +214,11 @@ mod tests {
     use crate::units::Rate;
 
     #[test]
-    fn a_packet_crosses_queue_and_pipe_in_serialization_plus_delay() {
+    fn a_packet_crosses_a_link_and_a_pipe_in_serialization_plus_delays() {
         let mut net = Network::new();
-        let q = net.add_queue(Queue::new(Rate::gbps(10), BufferLimit::Packets(2), Discipline::DropTail, 0.0, stream(0, "a"), stream(0, "b")));
-        let p = net.add_pipe(Pipe::new(Time::from_us(50)));
-        let route = net.add_route(&[Hop::Queue(q), Hop::Pipe(p)], 7);
+        let l = net.add_link(Link::new(Rate::gbps(10), Time::from_us(50), BufferLimit::Packets(2), Discipline::DropTail, 0.0, stream(0, "a"), stream(0, "b")));
+        let p = net.add_pipe(Pipe::new(Time::from_us(10)));
+        let route = net.add_route(&[Hop::Link(l), Hop::Pipe(p)], 7);
         let mut events: EventList<NetEvent> = EventList::new();
         let mut delivered = Vec::new();
         for _ in 0..3 {
@@ -230,8 +231,8 @@ mod tests {
                 delivered.push((t, d.endpoint));
             }
         }
-        assert_eq!(delivered, vec![(Time::from_ns(51_200), 7), (Time::from_ns(52_400), 7)]);
-        let c = net.queue_mut(q).counters(Time::from_ns(52_400));
+        assert_eq!(delivered, vec![(Time::from_ns(61_200), 7), (Time::from_ns(62_400), 7)]);
+        let c = net.link_counters(l, Time::from_ns(62_400));
         assert_eq!((c.arrivals, c.departures, c.queue_drops, c.busy), (3, 2, 1, Time::from_ns(2_400)));
         // one packet waited 1.2 us behind the other: 2 packets for 1.2 us + 1 for 1.2 us
         assert_eq!(c.queue_packet_ps, 3 * 1_200_000);

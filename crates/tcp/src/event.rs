@@ -1,6 +1,6 @@
 //! The closed set of events a simulation schedules, and their 32-bit encoding.
 
-use sim_core::{EventCode, NetEvent, PipeId, QueueId};
+use sim_core::{EventCode, LinkId, NetEvent, PipeId};
 
 /// Index of a subflow across the whole simulation.
 pub type SubflowIndex = u32;
@@ -8,7 +8,7 @@ pub type SubflowIndex = u32;
 /// Everything that can happen in a run; the event loop is one `match` over this.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// A queue finished serializing a packet, or a packet left a pipe.
+    /// A packet reached the far end of a link or of a pipe.
     Net(NetEvent),
     /// A subflow's retransmission-timer wake-up.
     Retransmit(SubflowIndex),
@@ -19,7 +19,7 @@ pub enum Event {
     /// A connection stops offering new data.
     Stop(u32),
     /// A link goes down (`false`) or comes back up (`true`).
-    LinkState(QueueId, bool),
+    LinkState(LinkId, bool),
     /// The warm-up ends: statistics start from here.
     WarmupEnd,
     /// Record one row of the time series per subflow.
@@ -43,13 +43,13 @@ impl EventCode for Event {
     #[inline]
     fn encode(self) -> u32 {
         let (kind, index) = match self {
-            Event::Net(NetEvent::Departure(q)) => (0, q.0),
+            Event::Net(NetEvent::LinkExit(l)) => (0, l.0),
             Event::Net(NetEvent::PipeExit(p)) => (1, p.0),
             Event::Retransmit(s) => (2, s),
             Event::DelayedAck(s) => (3, s),
             Event::Start(c) => (4, c),
             Event::Stop(c) => (5, c),
-            Event::LinkState(q, up) => (6, q.0 * 2 + up as u32),
+            Event::LinkState(l, up) => (6, l.0 * 2 + up as u32),
             Event::WarmupEnd => (7, 0),
             Event::Sample => (7, 1),
         };
@@ -61,13 +61,13 @@ impl EventCode for Event {
     fn decode(code: u32) -> Event {
         let index = code & MAX_INDEX;
         match code >> INDEX_BITS {
-            0 => Event::Net(NetEvent::Departure(QueueId(index))),
+            0 => Event::Net(NetEvent::LinkExit(LinkId(index))),
             1 => Event::Net(NetEvent::PipeExit(PipeId(index))),
             2 => Event::Retransmit(index),
             3 => Event::DelayedAck(index),
             4 => Event::Start(index),
             5 => Event::Stop(index),
-            6 => Event::LinkState(QueueId(index / 2), index % 2 == 1),
+            6 => Event::LinkState(LinkId(index / 2), index % 2 == 1),
             _ if index == 0 => Event::WarmupEnd,
             _ => Event::Sample,
         }
@@ -81,14 +81,14 @@ mod tests {
     #[test]
     fn every_event_survives_its_encoding() {
         let events = [
-            Event::Net(NetEvent::Departure(QueueId(7))),
+            Event::Net(NetEvent::LinkExit(LinkId(7))),
             Event::Net(NetEvent::PipeExit(PipeId(MAX_INDEX))),
             Event::Retransmit(3),
             Event::DelayedAck(0),
             Event::Start(12),
             Event::Stop(13),
-            Event::LinkState(QueueId(5), true),
-            Event::LinkState(QueueId(5), false),
+            Event::LinkState(LinkId(5), true),
+            Event::LinkState(LinkId(5), false),
             Event::WarmupEnd,
             Event::Sample,
         ];

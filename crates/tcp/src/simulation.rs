@@ -3,7 +3,7 @@
 
 use mptcp_cc::{Algorithm, SubflowState};
 use sim_core::rng::stream;
-use sim_core::{BufferLimit, Discipline, EventList, Hop, LinkCounters, Network, PacketKind, Pipe, PipeId, Queue, QueueId, Rate, Time};
+use sim_core::{BufferLimit, Discipline, EventList, Hop, Link, LinkCounters, LinkId, Network, PacketKind, Pipe, PipeId, Rate, Time};
 
 use crate::config::TcpConfig;
 use crate::connection::{Connection, Ctx};
@@ -36,7 +36,7 @@ impl Default for SimConfig {
     }
 }
 
-/// A link as built: a queue and forward pipe, plus an uncongested reverse pipe for ACKs.
+/// A link as built: a queue and propagation delay, plus an uncongested reverse pipe for ACKs.
 #[derive(Clone, Debug)]
 pub struct LinkSpec {
     /// Unique name.
@@ -81,12 +81,11 @@ pub struct FlowSpec {
     pub tcp: TcpConfig,
 }
 
-struct Link {
-    spec_name: String,
+struct LinkEntry {
+    name: String,
     rate: Rate,
     delay: Time,
-    queue: QueueId,
-    forward: PipeId,
+    id: LinkId,
     reverse: PipeId,
     warm: LinkCounters,
 }
@@ -101,7 +100,7 @@ pub struct Simulation {
     config: SimConfig,
     events: EventList<Event>,
     net: Network,
-    links: Vec<Link>,
+    links: Vec<LinkEntry>,
     conns: Vec<Connection>,
     paths: Vec<Vec<String>>,
     owners: Vec<(u32, u32)>,
@@ -145,21 +144,21 @@ impl Simulation {
     pub fn add_link(&mut self, spec: LinkSpec) -> LinkIndex {
         assert!(self.links.len() < (MAX_INDEX / 2) as usize, "too many links for the event encoding");
         let seed = self.config.seed;
-        let queue = Queue::new(
+        let link = Link::new(
             spec.rate,
+            spec.delay,
             spec.buffer,
             spec.discipline,
             spec.loss,
             stream(seed, &format!("link.{}.loss", spec.name)),
             stream(seed, &format!("link.{}.queue", spec.name)),
         );
-        let queue = self.net.add_queue(queue);
-        let forward = self.net.add_pipe(Pipe::new(spec.delay));
+        let id = self.net.add_link(link);
         let reverse = self.net.add_pipe(Pipe::new(spec.delay));
         for &(at, up) in &spec.events {
-            self.events.schedule_timer(at, Event::LinkState(queue, up));
+            self.events.schedule_timer(at, Event::LinkState(id, up));
         }
-        self.links.push(Link { spec_name: spec.name, rate: spec.rate, delay: spec.delay, queue, forward, reverse, warm: LinkCounters::default() });
+        self.links.push(LinkEntry { name: spec.name, rate: spec.rate, delay: spec.delay, id, reverse, warm: LinkCounters::default() });
         LinkIndex(self.links.len() as u32 - 1)
     }
 
@@ -173,17 +172,17 @@ impl Simulation {
         let mut senders = Vec::with_capacity(spec.paths.len());
         for (r, path) in spec.paths.iter().enumerate() {
             let global = first_subflow + r as u32;
-            let hops: Vec<Hop> = path.iter().flat_map(|l| self.forward_hops(*l)).collect();
+            let hops: Vec<Hop> = path.iter().map(|l| self.forward_hop(*l)).collect();
             let route = self.net.add_route(&hops, endpoint(global, true));
             let ack_hops: Vec<Hop> = match &spec.reverse_paths {
-                Some(rev) => rev[r].iter().flat_map(|l| self.forward_hops(*l)).collect(),
+                Some(rev) => rev[r].iter().map(|l| self.forward_hop(*l)).collect(),
                 None => path.iter().rev().map(|l| Hop::Pipe(self.links[l.0 as usize].reverse)).collect(),
             };
             let ack_route = self.net.add_route(&ack_hops, endpoint(global, false));
             let rtt = RttEstimator::new(spec.tcp.initial_rto, spec.tcp.min_rto, spec.tcp.max_rto);
             senders.push(SubflowSender::new(route, ack_route, limit, rtt));
             self.owners.push((conn_index, r as u32));
-            self.paths.push(path.iter().map(|l| self.links[l.0 as usize].spec_name.clone()).collect());
+            self.paths.push(path.iter().map(|l| self.links[l.0 as usize].name.clone()).collect());
         }
         let n = spec.paths.len();
         self.events.schedule_timer(spec.start, Event::Start(conn_index));
@@ -209,13 +208,12 @@ impl Simulation {
         self.last_sample_acked.resize(self.owners.len(), 0);
     }
 
-    fn forward_hops(&self, l: LinkIndex) -> [Hop; 2] {
-        let link = &self.links[l.0 as usize];
-        [Hop::Queue(link.queue), Hop::Pipe(link.forward)]
+    fn forward_hop(&self, l: LinkIndex) -> Hop {
+        Hop::Link(self.links[l.0 as usize].id)
     }
 
     fn ctx(&mut self) -> (Ctx<'_>, &mut Vec<Connection>) {
-        (Ctx { net: &mut self.net, events: &mut self.events, mss: self.config.mss, ack_size: self.config.ack_size }, &mut self.conns)
+        (Ctx { net: &mut self.net, events: &mut self.events, mss: self.config.mss, ack_size: self.config.ack_size, spare: None }, &mut self.conns)
     }
 
     /// Runs to the configured duration and reports.
@@ -238,10 +236,13 @@ impl Simulation {
                     if d.endpoint % 2 == 1 {
                         c.on_data(r as usize, d.packet, &mut ctx);
                     } else {
-                        let p = ctx.net.packets[d.packet];
-                        ctx.net.packets.free(d.packet);
+                        let p = &ctx.net.packets[d.packet];
                         let ack = Ack { next: p.seq, echo: p.timestamp, echo_retransmitted: p.retransmitted };
+                        ctx.spare = Some(d.packet);
                         c.on_ack(r as usize, ack, &mut ctx);
+                        if let Some(unused) = ctx.spare {
+                            ctx.net.packets.free(unused);
+                        }
                     }
                 }
             }
@@ -260,9 +261,9 @@ impl Simulation {
                 conns[c as usize].start(&mut ctx);
             }
             Event::Stop(c) => self.conns[c as usize].stop(),
-            Event::LinkState(q, up) => {
+            Event::LinkState(l, up) => {
                 let now = self.events.now();
-                self.net.set_link_up(q, up, now);
+                self.net.set_link_up(l, up, now);
             }
             Event::WarmupEnd => self.snapshot(),
             Event::Sample => self.sample(),
@@ -272,9 +273,8 @@ impl Simulation {
     fn snapshot(&mut self) {
         let now = self.events.now();
         for link in &mut self.links {
-            let q = self.net.queue_mut(link.queue);
-            link.warm = q.counters(now);
-            q.reset_max();
+            link.warm = self.net.link_counters(link.id, now);
+            self.net.reset_link_max(link.id);
         }
         for (i, c) in self.conns.iter_mut().enumerate() {
             c.account(now);
@@ -318,10 +318,10 @@ impl Simulation {
         let mss = self.config.mss;
         let mut out = RunOutput::default();
         for link in &self.links {
-            let c = self.net.queue_mut(link.queue).counters(end).since(&link.warm);
+            let c = self.net.link_counters(link.id, end).since(&link.warm);
             let ps = (end - warmup).as_ps().max(1) as f64;
             out.links.push(LinkRecord {
-                link: link.spec_name.clone(),
+                link: link.name.clone(),
                 rate_bps: link.rate.as_bps() as f64,
                 delay_s: link.delay.as_secs_f64(),
                 utilization: c.busy.as_ps() as f64 / ps,

@@ -1,0 +1,273 @@
+//! A link: an output queue served at the link rate, then a constant propagation delay, with
+//! its discipline, exogenous loss, up/down state and counters.
+//!
+//! The link schedules one event per packet, when the packet reaches the far end. Serialization
+//! is FIFO at a constant rate, so a packet's departure time is known the moment it is queued
+//! (`max(now, previous departure) + size / rate`); departures are applied lazily, in order,
+//! whenever the link is next looked at ([`Link::settle`]). The queue length any arrival sees,
+//! the time-weighted queue integral and the busy time are exactly those of an event per
+//! departure, for one event per packet instead of two (README, "Speed").
+
+use rand::RngExt;
+
+use crate::discipline::{BufferLimit, Discipline, DropReason};
+use crate::packet::{PacketArena, PacketFifo, PacketId};
+use crate::rng::Stream;
+use crate::time::Time;
+use crate::units::Rate;
+
+/// Per-link counters. Differences of two snapshots give the statistics of an interval.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LinkCounters {
+    /// Packets that reached the link (including those it dropped).
+    pub arrivals: u64,
+    /// Packets that finished serialization.
+    pub departures: u64,
+    /// Bytes that finished serialization.
+    pub bytes_departed: u64,
+    /// Packets refused by the queue discipline (full buffer, RED, random zone).
+    pub queue_drops: u64,
+    /// Packets lost to the link's exogenous random loss.
+    pub random_losses: u64,
+    /// Packets dropped because the link was down.
+    pub down_drops: u64,
+    /// Time spent serializing.
+    pub busy: Time,
+    /// Integral of the queue length in packets over time (packet·picoseconds).
+    pub queue_packet_ps: u128,
+    /// Integral of the queue length in bytes over time (byte·picoseconds).
+    pub queue_byte_ps: u128,
+    /// Largest queue seen, packets (since the last [`Link::reset_max`]).
+    pub max_queue_packets: u32,
+    /// Largest queue seen, bytes.
+    pub max_queue_bytes: u64,
+}
+
+impl LinkCounters {
+    /// The counts accumulated since `earlier` (maxima are taken from `self`).
+    pub fn since(&self, earlier: &LinkCounters) -> LinkCounters {
+        LinkCounters {
+            arrivals: self.arrivals - earlier.arrivals,
+            departures: self.departures - earlier.departures,
+            bytes_departed: self.bytes_departed - earlier.bytes_departed,
+            queue_drops: self.queue_drops - earlier.queue_drops,
+            random_losses: self.random_losses - earlier.random_losses,
+            down_drops: self.down_drops - earlier.down_drops,
+            busy: self.busy - earlier.busy,
+            queue_packet_ps: self.queue_packet_ps - earlier.queue_packet_ps,
+            queue_byte_ps: self.queue_byte_ps - earlier.queue_byte_ps,
+            max_queue_packets: self.max_queue_packets,
+            max_queue_bytes: self.max_queue_bytes,
+        }
+    }
+
+    /// All drops, whatever their reason.
+    pub fn drops(&self) -> u64 {
+        self.queue_drops + self.random_losses + self.down_drops
+    }
+}
+
+/// What happened to a packet offered to a link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admission {
+    /// Queued; if the link was empty, its exit event is due at this time.
+    Queued(Option<Time>),
+    /// Refused; the caller frees the packet.
+    Dropped(DropReason),
+}
+
+/// A link's forward direction: a buffer served at `rate`, then `delay` of propagation.
+pub struct Link {
+    rate: Rate,
+    delay: Time,
+    limit: BufferLimit,
+    discipline: Discipline,
+    loss_probability: f64,
+    loss_rng: Stream,
+    queue_rng: Stream,
+    up: bool,
+    /// Packets waiting or in service; each one's `due` is its departure plus the delay.
+    buffer: PacketFifo,
+    /// Packets serialized and propagating.
+    wire: PacketFifo,
+    /// Departure time of the last packet queued.
+    last_departure: Time,
+    /// Departure time of the buffer's head (`Time::NEVER` when the buffer is empty).
+    next_departure: Time,
+    /// Time of the pending exit event (`Time::NEVER` if none).
+    next_exit: Time,
+    counters: LinkCounters,
+    last_change: Time,
+    /// The last size serialized and its time: packets of one size dominate, and the exact
+    /// 128-bit division is the costliest step otherwise.
+    serialization_cache: (u32, Time),
+}
+
+impl Link {
+    /// A link serving at `rate` with `limit` of buffer (counting the packet in service) and
+    /// `delay` of propagation.
+    pub fn new(rate: Rate, delay: Time, limit: BufferLimit, discipline: Discipline, loss_probability: f64, loss_rng: Stream, queue_rng: Stream) -> Link {
+        Link {
+            rate,
+            delay,
+            limit,
+            discipline,
+            loss_probability,
+            loss_rng,
+            queue_rng,
+            up: true,
+            buffer: PacketFifo::default(),
+            wire: PacketFifo::default(),
+            last_departure: Time::ZERO,
+            next_departure: Time::NEVER,
+            next_exit: Time::NEVER,
+            counters: LinkCounters::default(),
+            last_change: Time::ZERO,
+            serialization_cache: (0, rate.serialization_time(0)),
+        }
+    }
+
+    /// Time to serialize `size` bytes at this link's rate.
+    #[inline]
+    fn serialization_time(&mut self, size: u32) -> Time {
+        if self.serialization_cache.0 != size {
+            self.serialization_cache = (size, self.rate.serialization_time(size as u64));
+        }
+        self.serialization_cache.1
+    }
+
+    /// The service rate.
+    pub fn rate(&self) -> Rate {
+        self.rate
+    }
+
+    /// The propagation delay.
+    pub fn delay(&self) -> Time {
+        self.delay
+    }
+
+    /// Whether the link is up.
+    pub fn is_up(&self) -> bool {
+        self.up
+    }
+
+    #[inline]
+    fn account(&mut self, now: Time) {
+        let dt = (now - self.last_change).as_ps() as u128;
+        self.counters.queue_packet_ps += self.buffer.len() as u128 * dt;
+        self.counters.queue_byte_ps += self.buffer.bytes() as u128 * dt;
+        self.last_change = now;
+    }
+
+    /// Applies every departure due by `now`, in order: the packet moves from the buffer to
+    /// the wire, and the counters advance to its departure time.
+    #[inline]
+    pub fn settle(&mut self, arena: &mut PacketArena, now: Time) {
+        while self.next_departure <= now {
+            let departure = self.next_departure;
+            self.account(departure);
+            let id = self.buffer.pop(arena).expect("a departure is due, so the buffer has a head");
+            let size = arena[id].size;
+            let service = self.serialization_time(size);
+            self.counters.busy += service;
+            self.counters.departures += 1;
+            self.counters.bytes_departed += size as u64;
+            self.wire.push(arena, id);
+            match self.buffer.head() {
+                Some(head) => self.next_departure = arena[head].due - self.delay,
+                None => {
+                    self.next_departure = Time::NEVER;
+                    self.discipline.on_empty(departure);
+                }
+            }
+        }
+    }
+
+    /// Offers packet `id` to the link at time `now`.
+    #[inline]
+    pub fn arrive(&mut self, arena: &mut PacketArena, id: PacketId, now: Time) -> Admission {
+        self.counters.arrivals += 1;
+        if !self.up {
+            self.counters.down_drops += 1;
+            return Admission::Dropped(DropReason::Down);
+        }
+        if self.loss_probability > 0.0 && self.loss_rng.random::<f64>() < self.loss_probability {
+            self.counters.random_losses += 1;
+            return Admission::Dropped(DropReason::Random);
+        }
+        self.settle(arena, now);
+        let size = arena[id].size;
+        if !self.discipline.admit(self.limit, self.buffer.len(), self.buffer.bytes(), size, now, &mut self.queue_rng) {
+            self.counters.queue_drops += 1;
+            return Admission::Dropped(DropReason::Queue);
+        }
+        self.account(now);
+        let departure = self.last_departure.max(now) + self.serialization_time(size);
+        self.last_departure = departure;
+        let due = departure + self.delay;
+        arena[id].due = due;
+        if self.buffer.is_empty() {
+            self.next_departure = departure;
+        }
+        self.buffer.push(arena, id);
+        self.counters.max_queue_packets = self.counters.max_queue_packets.max(self.buffer.len());
+        self.counters.max_queue_bytes = self.counters.max_queue_bytes.max(self.buffer.bytes());
+        if self.next_exit == Time::NEVER {
+            self.next_exit = due;
+            Admission::Queued(Some(due))
+        } else {
+            Admission::Queued(None)
+        }
+    }
+
+    /// The exit event scheduled for `now` fired: returns the packet reaching the far end (or
+    /// `None` if the event is stale) and when the next exit is due.
+    #[inline]
+    pub fn exit(&mut self, arena: &mut PacketArena, now: Time) -> (Option<PacketId>, Option<Time>) {
+        if now != self.next_exit {
+            return (None, None);
+        }
+        self.settle(arena, now);
+        let id = self.wire.pop(arena).expect("the exit event belongs to the wire's head");
+        debug_assert_eq!(arena[id].due, now);
+        let next = self.wire.head().or(self.buffer.head()).map(|h| arena[h].due);
+        self.next_exit = next.unwrap_or(Time::NEVER);
+        (Some(id), next)
+    }
+
+    /// Takes the link down or up at `now`. Going down drops every packet not yet serialized
+    /// (the one in service included); their ids are pushed on `dropped`. Packets already
+    /// propagating arrive.
+    pub fn set_up(&mut self, up: bool, arena: &mut PacketArena, now: Time, dropped: &mut Vec<PacketId>) {
+        self.up = up;
+        if up {
+            return;
+        }
+        self.settle(arena, now);
+        self.account(now);
+        while let Some(id) = self.buffer.pop(arena) {
+            self.counters.down_drops += 1;
+            dropped.push(id);
+        }
+        self.last_departure = now;
+        self.next_departure = Time::NEVER;
+        self.discipline.on_empty(now);
+        if self.wire.is_empty() {
+            self.next_exit = Time::NEVER;
+        }
+    }
+
+    /// The counters brought up to `now`.
+    pub fn counters(&mut self, arena: &mut PacketArena, now: Time) -> LinkCounters {
+        self.settle(arena, now);
+        self.account(now);
+        self.counters
+    }
+
+    /// Restarts the maxima from the current queue (at the end of the warm-up, after
+    /// [`Link::counters`] brought the link up to date).
+    pub fn reset_max(&mut self) {
+        self.counters.max_queue_packets = self.buffer.len();
+        self.counters.max_queue_bytes = self.buffer.bytes();
+    }
+}
