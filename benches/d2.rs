@@ -1,26 +1,41 @@
 //! Runs htsim's dumbbell once and prints what the README's speed table reports.
 //!
-//! `cargo run --release -p equipoise-benches --bin d2 -- FLOWS DURATION`, or under
-//! `valgrind --tool=callgrind` for instruction counts (see README.md, "Speed").
+//! `cargo run --release -p equipoise-benches --bin d2 -- FLOWS DURATION [WARMUP]`, or under
+//! `valgrind --tool=callgrind` for instruction counts (see README.md, "Speed");
+//! `d2 idle N` reports the memory of N flows that have not started.
 
 use std::time::Instant;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("idle") {
+        let flows: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(100_000);
+        let bytes = equipoise_benches::idle_flows_memory(flows).expect("Linux /proc");
+        println!("{flows} idle flows: {:.1} MB, {:.0} bytes per flow", bytes as f64 / 1e6, bytes as f64 / flows as f64);
+        return;
+    }
     let flows: u64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(10);
     let duration = args.get(2).map(String::as_str).unwrap_or("1s");
-    let sim = equipoise_benches::d2(flows, duration, "0s");
+    let warmup = args.get(3).map(String::as_str).unwrap_or("0s");
+    let sim = equipoise_benches::d2(flows, duration, warmup);
+    let built = equipoise_benches::rss_bytes();
     let start = Instant::now();
     let out = sim.run();
     let wall = start.elapsed().as_secs_f64();
     let s = out.stats;
     let link = &out.links[0];
-    println!("flows {flows}, simulated {duration}");
+    println!("flows {flows}, simulated {duration}, statistics from {warmup}");
     println!("events {} ({:.3} per delivered data packet)", s.events, s.events as f64 / s.data_delivered as f64);
     println!("delivered data packets {}", s.data_delivered);
-    println!("utilization {:.5}, drop rate {:.4} %", link.utilization, 100.0 * link.loss_rate);
-    println!("wall {wall:.3} s: {:.2} M events/s, {:.2} M delivered packets/s", s.events as f64 / wall / 1e6, s.data_delivered as f64 / wall / 1e6);
-    if let Some(rss) = equipoise_benches::peak_rss_bytes() {
-        println!("peak memory {:.1} MB", rss as f64 / 1e6);
+    println!("utilization {:.5}, drop rate {:.4} % (after the warm-up)", link.utilization, 100.0 * link.loss_rate);
+    let timeouts: u64 = out.flows.iter().map(|f| f.timeouts).sum();
+    println!("timeouts {timeouts} (after the warm-up)");
+    println!(
+        "wall {wall:.3} s: {:.2} M events/s, {:.2} M delivered packets/s",
+        s.events as f64 / wall / 1e6,
+        s.data_delivered as f64 / wall / 1e6
+    );
+    if let (Some(peak), Some(built)) = (equipoise_benches::peak_rss_bytes(), built) {
+        println!("memory once built {:.1} MB, peak {:.1} MB", built as f64 / 1e6, peak as f64 / 1e6);
     }
 }

@@ -23,10 +23,54 @@ pub fn d2(flows: u64, duration: &str, warmup: &str) -> Simulation {
     scenario.build().expect("D2 builds")
 }
 
+/// Resident memory of a simulation holding `flows` flows that have not started: the D2 link
+/// and flows built directly through the `tcp` API (no scenario model alive beside them).
+/// Returns the bytes the process grew by while building.
+pub fn idle_flows_memory(flows: usize) -> Option<u64> {
+    use mptcp_cc::Algorithm;
+    use sim_core::{BufferLimit, Discipline, Rate, Time};
+    use tcp::{FlowSpec, LinkSpec, SimConfig, TcpConfig};
+    let before = rss_bytes()?;
+    let mut sim = Simulation::new(SimConfig { duration: Time::from_secs(1), ..SimConfig::default() });
+    sim.reserve(1, flows, 1);
+    let link = sim.add_link(LinkSpec {
+        name: "bottleneck".into(),
+        rate: Rate::gbps(10),
+        delay: Time::from_us(50),
+        buffer: BufferLimit::Bytes(126_000),
+        discipline: Discipline::DropTail,
+        loss: 0.0,
+        events: vec![],
+    });
+    for i in 0..flows {
+        sim.add_flow(FlowSpec {
+            name: format!("tcp.{i}"),
+            algorithm: Algorithm::Reno,
+            paths: vec![vec![link]],
+            reverse_paths: None,
+            start: Time::from_secs(2),
+            stop: None,
+            size: None,
+            tcp: TcpConfig::default(),
+        });
+    }
+    let after = rss_bytes()?;
+    drop(sim);
+    Some(after - before)
+}
+
 /// Peak resident memory of this process, bytes (Linux; `None` elsewhere).
 pub fn peak_rss_bytes() -> Option<u64> {
+    status_kb("VmHWM:").map(|kb| kb * 1024)
+}
+
+/// Current resident memory of this process, bytes (Linux; `None` elsewhere).
+pub fn rss_bytes() -> Option<u64> {
+    status_kb("VmRSS:").map(|kb| kb * 1024)
+}
+
+fn status_kb(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }

@@ -45,7 +45,11 @@ const MAX_ROWS: usize = 20;
 pub fn render(out: &RunOutput, warmup_s: f64, wall_s: f64) -> String {
     let mut s = String::new();
     let width = out.flows.iter().map(|f| f.flow.len()).chain([4]).max().unwrap_or(4).min(24);
-    let _ = writeln!(s, "{:<width$}  {:<10} {:>12} {:>14} {:>8} {:>8} {:>10}", "flow", "algorithm", "goodput", "delivered", "retx", "timeouts", "completion");
+    let _ = writeln!(
+        s,
+        "{:<width$}  {:<10} {:>12} {:>14} {:>8} {:>8} {:>10}",
+        "flow", "algorithm", "goodput", "delivered", "retx", "timeouts", "completion"
+    );
     for f in out.flows.iter().take(MAX_ROWS) {
         let completion = f.completion_time_s.map_or("-".to_string(), |t| format!("{t:.3} s"));
         let _ = writeln!(
@@ -64,10 +68,20 @@ pub fn render(out: &RunOutput, warmup_s: f64, wall_s: f64) -> String {
         let _ = writeln!(s, "… {} more flows (all in flows.parquet)", out.flows.len() - MAX_ROWS);
     }
     let goodputs: Vec<f64> = out.flows.iter().map(|f| f.goodput_bps).collect();
-    let _ = writeln!(s, "{} flow(s): total goodput {}, Jain's index {:.4} (statistics from {warmup_s} s)\n", out.flows.len(), rate(goodputs.iter().sum()), jain(&goodputs));
+    let _ = writeln!(
+        s,
+        "{} flow(s): total goodput {}, Jain's index {:.4} (statistics from {warmup_s} s)\n",
+        out.flows.len(),
+        rate(goodputs.iter().sum()),
+        jain(&goodputs)
+    );
 
     let width = out.links.iter().map(|l| l.link.len()).chain([4]).max().unwrap_or(4).min(24);
-    let _ = writeln!(s, "{:<width$}  {:>12} {:>12} {:>10} {:>12} {:>10}", "link", "rate", "utilization", "loss rate", "mean queue", "max queue");
+    let _ = writeln!(
+        s,
+        "{:<width$}  {:>12} {:>12} {:>10} {:>12} {:>10}",
+        "link", "rate", "utilization", "loss rate", "mean queue", "max queue"
+    );
     for l in out.links.iter().take(MAX_ROWS) {
         let _ = writeln!(
             s,

@@ -47,9 +47,58 @@ fn tables_have_the_documented_columns_and_provenance() {
     let dir = scratch("columns");
     assert!(run_quick(&dir, "1").status.success());
     let expected: [(&str, &[&str]); 4] = [
-        ("flows", &["flow", "algorithm", "subflows", "start_s", "goodput_bps", "bytes_delivered", "packets_sent", "retransmissions", "timeouts", "loss_events", "size_bytes", "completion_time_s"]),
-        ("subflows", &["flow", "subflow", "path", "goodput_bps", "mean_cwnd_pkts", "mean_srtt_s", "min_rtt_s", "packets_sent", "retransmissions", "fast_retransmits", "timeouts"]),
-        ("links", &["link", "rate_bps", "delay_s", "utilization", "arrivals", "departures", "queue_drops", "random_losses", "down_drops", "loss_rate", "mean_queue_pkts", "max_queue_pkts", "mean_queue_bytes", "max_queue_bytes"]),
+        (
+            "flows",
+            &[
+                "flow",
+                "algorithm",
+                "subflows",
+                "start_s",
+                "goodput_bps",
+                "bytes_delivered",
+                "packets_sent",
+                "retransmissions",
+                "timeouts",
+                "loss_events",
+                "size_bytes",
+                "completion_time_s",
+            ],
+        ),
+        (
+            "subflows",
+            &[
+                "flow",
+                "subflow",
+                "path",
+                "goodput_bps",
+                "mean_cwnd_pkts",
+                "mean_srtt_s",
+                "min_rtt_s",
+                "packets_sent",
+                "retransmissions",
+                "fast_retransmits",
+                "timeouts",
+            ],
+        ),
+        (
+            "links",
+            &[
+                "link",
+                "rate_bps",
+                "delay_s",
+                "utilization",
+                "arrivals",
+                "departures",
+                "queue_drops",
+                "random_losses",
+                "down_drops",
+                "loss_rate",
+                "mean_queue_pkts",
+                "max_queue_pkts",
+                "mean_queue_bytes",
+                "max_queue_bytes",
+            ],
+        ),
         ("timeseries", &["time_s", "flow", "subflow", "cwnd_pkts", "srtt_s", "rate_bps", "cc_state"]),
     ];
     for (table, columns) in expected {
@@ -100,6 +149,11 @@ fn a_new_run_replaces_old_results_whole() {
     let mut names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     names.sort();
     assert_eq!(names, ["flows.parquet", "links.parquet", "subflows.parquet", "timeseries.parquet"]);
-    let siblings = std::fs::read_dir(dir.parent().unwrap()).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with(&format!("{}.", dir.file_name().unwrap().to_string_lossy()))).count();
+    let siblings = std::fs::read_dir(dir.parent().unwrap())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref().unwrap().file_name().to_string_lossy().starts_with(&format!("{}.", dir.file_name().unwrap().to_string_lossy()))
+        })
+        .count();
     assert_eq!(siblings, 0, "no temporary directory left behind");
 }

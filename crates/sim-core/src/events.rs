@@ -122,7 +122,14 @@ const SEQ_LIMIT: u64 = 1 << 32;
 impl<E: EventCode> EventList<E> {
     /// An empty list at time zero.
     pub fn new() -> Self {
-        EventList { near: MinHeap::default(), timers: MinHeap::default(), next_seq: 0, now: Time::ZERO, executed: 0, _payload: std::marker::PhantomData }
+        EventList {
+            near: MinHeap::default(),
+            timers: MinHeap::default(),
+            next_seq: 0,
+            now: Time::ZERO,
+            executed: 0,
+            _payload: std::marker::PhantomData,
+        }
     }
 
     /// The time of the event last popped (the simulation's current time).

@@ -106,7 +106,15 @@ pub struct Link {
 impl Link {
     /// A link serving at `rate` with `limit` of buffer (counting the packet in service) and
     /// `delay` of propagation.
-    pub fn new(rate: Rate, delay: Time, limit: BufferLimit, discipline: Discipline, loss_probability: f64, loss_rng: Stream, queue_rng: Stream) -> Link {
+    pub fn new(
+        rate: Rate,
+        delay: Time,
+        limit: BufferLimit,
+        discipline: Discipline,
+        loss_probability: f64,
+        loss_rng: Stream,
+        queue_rng: Stream,
+    ) -> Link {
         Link {
             rate,
             delay,

@@ -5,8 +5,8 @@
 //! pointers, no dynamic dispatch, no allocation.
 
 use crate::events::{EventCode, EventList};
-use crate::packet::{PacketArena, PacketId, PacketKind};
 use crate::link::{Admission, Link};
+use crate::packet::{PacketArena, PacketId, PacketKind};
 use crate::pipe::Pipe;
 use crate::time::Time;
 
@@ -216,7 +216,15 @@ mod tests {
     #[test]
     fn a_packet_crosses_a_link_and_a_pipe_in_serialization_plus_delays() {
         let mut net = Network::new();
-        let l = net.add_link(Link::new(Rate::gbps(10), Time::from_us(50), BufferLimit::Packets(2), Discipline::DropTail, 0.0, stream(0, "a"), stream(0, "b")));
+        let l = net.add_link(Link::new(
+            Rate::gbps(10),
+            Time::from_us(50),
+            BufferLimit::Packets(2),
+            Discipline::DropTail,
+            0.0,
+            stream(0, "a"),
+            stream(0, "b"),
+        ));
         let p = net.add_pipe(Pipe::new(Time::from_us(10)));
         let route = net.add_route(&[Hop::Link(l), Hop::Pipe(p)], 7);
         let mut events: EventList<NetEvent> = EventList::new();

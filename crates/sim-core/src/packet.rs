@@ -48,17 +48,7 @@ pub struct Packet {
 impl Packet {
     /// A packet of `size` bytes starting at hop `hop`, with every other field zero.
     pub fn new(kind: PacketKind, size: u32, hop: u32) -> Packet {
-        Packet {
-            next: PacketId::NIL,
-            hop,
-            size,
-            kind,
-            retransmitted: false,
-            seq: 0,
-            data_seq: 0,
-            timestamp: Time::ZERO,
-            due: Time::ZERO,
-        }
+        Packet { next: PacketId::NIL, hop, size, kind, retransmitted: false, seq: 0, data_seq: 0, timestamp: Time::ZERO, due: Time::ZERO }
     }
 }
 

@@ -95,13 +95,13 @@ impl fmt::Display for Time {
         let ps = self.0;
         if ps == u64::MAX {
             write!(f, "never")
-        } else if ps % Self::PS_PER_SEC == 0 {
+        } else if ps.is_multiple_of(Self::PS_PER_SEC) {
             write!(f, "{}s", ps / Self::PS_PER_SEC)
         } else if ps >= Self::PS_PER_SEC {
             write!(f, "{}s", self.as_secs_f64())
-        } else if ps % 1_000_000_000 == 0 {
+        } else if ps.is_multiple_of(1_000_000_000) {
             write!(f, "{}ms", ps / 1_000_000_000)
-        } else if ps % 1_000_000 == 0 {
+        } else if ps.is_multiple_of(1_000_000) {
             write!(f, "{}us", ps / 1_000_000)
         } else {
             write!(f, "{ps}ps")

@@ -102,7 +102,9 @@ pub struct Simulation {
     net: Network,
     links: Vec<LinkEntry>,
     conns: Vec<Connection>,
-    paths: Vec<Vec<String>>,
+    /// Links of every subflow's path, concatenated; `path_ranges[g]` is subflow g's slice.
+    path_links: Vec<LinkIndex>,
+    path_ranges: Vec<(u32, u32)>,
     owners: Vec<(u32, u32)>,
     warm_senders: Vec<SenderCounters>,
     warm_delivered: Vec<u64>,
@@ -125,7 +127,8 @@ impl Simulation {
             net: Network::new(),
             links: Vec::new(),
             conns: Vec::new(),
-            paths: Vec::new(),
+            path_links: Vec::new(),
+            path_ranges: Vec::new(),
             owners: Vec::new(),
             warm_senders: Vec::new(),
             warm_delivered: Vec::new(),
@@ -133,6 +136,25 @@ impl Simulation {
             samples: Vec::new(),
             data_sent_before: 0,
         }
+    }
+
+    /// Reserves room for `links` more links and `flows` more flows of `subflows_each`
+    /// subflows, so that large scenarios do not pay for vector growth.
+    pub fn reserve(&mut self, links: usize, flows: usize, subflows_each: usize) {
+        self.links.reserve(links);
+        self.conns.reserve(flows);
+        self.warm_delivered.reserve(flows);
+        let subflows = flows * subflows_each;
+        self.warm_senders.reserve(subflows);
+        self.owners.reserve(subflows);
+        self.last_sample_acked.reserve(subflows);
+        self.path_ranges.reserve(subflows);
+    }
+
+    fn path_name(&self, g: usize) -> String {
+        let (start, len) = self.path_ranges[g];
+        let links = &self.path_links[start as usize..(start + len) as usize];
+        links.iter().map(|l| self.links[l.0 as usize].name.as_str()).collect::<Vec<_>>().join(">")
     }
 
     /// The run settings.
@@ -182,7 +204,8 @@ impl Simulation {
             let rtt = RttEstimator::new(spec.tcp.initial_rto, spec.tcp.min_rto, spec.tcp.max_rto);
             senders.push(SubflowSender::new(route, ack_route, limit, rtt));
             self.owners.push((conn_index, r as u32));
-            self.paths.push(path.iter().map(|l| self.links[l.0 as usize].name.clone()).collect());
+            self.path_ranges.push((self.path_links.len() as u32, path.len() as u32));
+            self.path_links.extend_from_slice(path);
         }
         let n = spec.paths.len();
         self.events.schedule_timer(spec.start, Event::Start(conn_index));
@@ -213,7 +236,10 @@ impl Simulation {
     }
 
     fn ctx(&mut self) -> (Ctx<'_>, &mut Vec<Connection>) {
-        (Ctx { net: &mut self.net, events: &mut self.events, mss: self.config.mss, ack_size: self.config.ack_size, spare: None }, &mut self.conns)
+        (
+            Ctx { net: &mut self.net, events: &mut self.events, mss: self.config.mss, ack_size: self.config.ack_size, spare: None },
+            &mut self.conns,
+        )
     }
 
     /// Runs to the configured duration and reports.
@@ -337,6 +363,7 @@ impl Simulation {
                 max_queue_bytes: c.max_queue_bytes,
             });
         }
+        let path_names: Vec<String> = (0..self.owners.len()).map(|g| self.path_name(g)).collect();
         for (i, c) in self.conns.iter_mut().enumerate() {
             c.account(end);
             let from = warmup.max(c.start);
@@ -357,7 +384,7 @@ impl Simulation {
                 out.subflows.push(SubflowRecord {
                     flow: c.name.clone(),
                     subflow: r as u32,
-                    path: self.paths[g].join(">"),
+                    path: path_names[g].clone(),
                     goodput_bps: per_second(c.bytes_in(s.counters.acked, mss) - c.bytes_in(self.warm_senders[g].acked, mss)),
                     mean_cwnd_pkts: if active > 0.0 { d.cwnd_seconds / active } else { 0.0 },
                     mean_srtt_s: if d.rtt_samples > 0 { d.srtt_sum / d.rtt_samples as f64 } else { 0.0 },

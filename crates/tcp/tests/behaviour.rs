@@ -185,3 +185,29 @@ fn a_down_link_stops_traffic_and_recovery_follows_it_coming_back() {
     // it recovers: well over half of the 8 s of up time is used
     assert!(out.links[0].utilization > 0.5, "utilization {}", out.links[0].utilization);
 }
+
+#[test]
+fn acks_cross_a_given_reverse_path_and_delayed_acks_halve_them() {
+    let run = |delayed_ack: bool| {
+        let mut sim = Simulation::new(config(Time::from_secs(10), Time::ZERO, 1));
+        let fwd = sim.add_link(link("fwd", Rate::mbps(10), Time::from_ms(10), BufferLimit::Packets(100)));
+        let back = sim.add_link(link("back", Rate::mbps(1), Time::from_ms(10), BufferLimit::Packets(1000)));
+        let mut f = bulk("f", vec![fwd], Time::ZERO);
+        f.reverse_paths = Some(vec![vec![back]]);
+        f.tcp.delayed_ack = delayed_ack;
+        sim.add_flow(f);
+        let out = sim.run();
+        assert_conserved(&out);
+        out
+    };
+    let (every, delayed) = (run(false), run(true));
+    // Every data packet is acknowledged over the reverse link's queue: 40-byte ACKs.
+    let data = every.stats.data_delivered as f64;
+    let acks = every.links[1].departures as f64;
+    assert!((acks - data).abs() <= 2.0 + 0.001 * data, "{acks} ACKs for {data} packets");
+    assert!(every.links[1].mean_queue_bytes > 0.0, "the ACKs are serialized and queue");
+    // Delayed ACKs: one per two segments (plus timer-driven ones), and the link stays busy.
+    let ratio = delayed.links[1].departures as f64 / delayed.stats.data_delivered as f64;
+    assert!((0.49..0.56).contains(&ratio), "ACKs per packet with delayed ACKs: {ratio}");
+    assert!(delayed.links[0].utilization > 0.9, "utilization {}", delayed.links[0].utilization);
+}

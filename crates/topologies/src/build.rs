@@ -31,6 +31,8 @@ impl Scenario {
     /// Checks everything that needs the whole scenario and builds the simulation.
     pub fn build(&self) -> Result<Simulation> {
         let mut sim = Simulation::new(self.sim_config());
+        let subflows = self.flows.iter().map(|f| f.paths.len()).max().unwrap_or(1);
+        sim.reserve(self.links.len(), self.flows.len(), subflows);
         let mut link_names: Vec<&str> = Vec::with_capacity(self.links.len());
         for link in &self.links {
             if link_names.contains(&link.name.as_str()) {
@@ -76,8 +78,12 @@ impl Scenario {
     fn link_spec(&self, link: &LinkModel) -> Result<LinkSpec> {
         let rate = self.rate(&format!("{}.rate", link.key), link.rate)?;
         let buffer = match link.buffer {
-            BufferValue::Size(SizeValue::Packets(p)) if p >= 1.0 && p.fract() == 0.0 && p < u32::MAX as f64 => BufferLimit::Packets(p as u32),
-            BufferValue::Size(SizeValue::Packets(p)) => return Err(self.error(format!("{}.buffer", link.key), format!("expected a whole number of packets ≥ 1, got {p}"))),
+            BufferValue::Size(SizeValue::Packets(p)) if p >= 1.0 && p.fract() == 0.0 && p < u32::MAX as f64 => {
+                BufferLimit::Packets(p as u32)
+            }
+            BufferValue::Size(SizeValue::Packets(p)) => {
+                return Err(self.error(format!("{}.buffer", link.key), format!("expected a whole number of packets ≥ 1, got {p}")));
+            }
             other => {
                 let bytes = self.bytes(other, rate).floor();
                 if bytes < self.sim.mss as f64 {
@@ -93,8 +99,11 @@ impl Scenario {
             QueueModel::DropTail => Discipline::DropTail,
             QueueModel::Red { min, max, max_p, weight, gentle } => {
                 let (lo, hi) = (self.bytes(*min, rate), self.bytes(*max, rate));
-                if !(lo < hi) {
-                    return Err(self.error(format!("{}.queue.max", link.key), format!("the maximum threshold ({hi} B) must exceed the minimum ({lo} B)")));
+                if lo >= hi {
+                    return Err(self.error(
+                        format!("{}.queue.max", link.key),
+                        format!("the maximum threshold ({hi} B) must exceed the minimum ({lo} B)"),
+                    ));
                 }
                 if *max_p == 0.0 {
                     return Err(self.error(format!("{}.queue.max_p", link.key), "must be above 0"));
@@ -111,7 +120,9 @@ impl Scenario {
         };
         for (i, (at, _)) in link.events.iter().enumerate() {
             if *at > self.sim.duration {
-                return Err(self.error(format!("{}.events[{i}].at", link.key), format!("{at} is after the end of the run ({})", self.sim.duration)));
+                return Err(
+                    self.error(format!("{}.events[{i}].at", link.key), format!("{at} is after the end of the run ({})", self.sim.duration))
+                );
             }
         }
         Ok(LinkSpec { name: link.name.clone(), rate, delay: link.delay, buffer, discipline, loss: link.loss, events: link.events.clone() })
@@ -137,7 +148,11 @@ impl Scenario {
         let Some(alg) = Algorithm::by_name(algorithm) else {
             return Err(self.error(
                 format!("{}.cc", flow.key),
-                format!("unknown algorithm \"{algorithm}\"{} (valid: {})", suggestion(algorithm, Algorithm::NAMES.iter().copied()), Algorithm::NAMES.join(", ")),
+                format!(
+                    "unknown algorithm \"{algorithm}\"{} (valid: {})",
+                    suggestion(algorithm, Algorithm::NAMES.iter().copied()),
+                    Algorithm::NAMES.join(", ")
+                ),
             ));
         };
         if let Some(key) = params.keys().next() {
@@ -190,18 +205,26 @@ impl Scenario {
                 Time(rng.random_range(lo.as_ps()..=hi.as_ps()))
             }
         };
-        if start >= self.sim.duration {
-            return Err(self.error(format!("{}.start", flow.key), format!("starts at {start}, not before the end of the run ({})", self.sim.duration)));
-        }
-        if let Some(stop) = flow.stop {
-            if stop <= start {
-                return Err(self.error(format!("{}.stop", flow.key), format!("stops at {stop}, not after it starts ({start})")));
-            }
+        // A flow starting after the end is allowed: shortened runs of a scenario (`--set
+        // sim.duration=…`) simply leave late flows idle, reported with zero goodput.
+        if let Some(stop) = flow.stop
+            && stop <= start
+        {
+            return Err(self.error(format!("{}.stop", flow.key), format!("stops at {stop}, not after it starts ({start})")));
         }
         let size = flow.size.map(|s| s.bytes(self.sim.mss).round() as u64);
         if size.is_some() && paths.len() > 1 {
             return Err(self.error(format!("{}.size", flow.key), "finite transfers over several paths need a connection-level data sequence, which this version lacks; use one path or size = \"inf\""));
         }
-        Ok(FlowSpec { name: flow.name.clone(), algorithm, paths, reverse_paths, start, stop: flow.stop, size, tcp: self.tcp_config(&flow.tcp) })
+        Ok(FlowSpec {
+            name: flow.name.clone(),
+            algorithm,
+            paths,
+            reverse_paths,
+            start,
+            stop: flow.stop,
+            size,
+            tcp: self.tcp_config(&flow.tcp),
+        })
     }
 }

@@ -37,12 +37,7 @@ pub type Result<T> = std::result::Result<T, ScenarioError>;
 
 /// The valid name closest to `got`, if any is close enough to be a likely typo.
 pub fn nearest<'a>(got: &str, valid: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    valid
-        .into_iter()
-        .map(|v| (strsim::damerau_levenshtein(got, v), v))
-        .filter(|&(d, v)| d <= 2.max(v.len() / 3))
-        .min()
-        .map(|(_, v)| v)
+    valid.into_iter().map(|v| (strsim::damerau_levenshtein(got, v), v)).filter(|&(d, v)| d <= 2.max(v.len() / 3)).min().map(|(_, v)| v)
 }
 
 /// ` (did you mean "x"?)` or nothing.

@@ -9,11 +9,7 @@ use crate::parse::SECTIONS;
 /// Parses a command-line value: TOML if it is valid TOML (`0.5`, `true`, `"x"`, `[1, 2]`,
 /// `{ kind = "red" }`), otherwise the text itself as a string (`10s`, `lia`).
 pub fn parse_value(text: &str) -> Value {
-    format!("v = {text}")
-        .parse::<Table>()
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| Value::String(text.to_string()))
+    format!("v = {text}").parse::<Table>().ok().and_then(|mut t| t.remove("v")).unwrap_or_else(|| Value::String(text.to_string()))
 }
 
 /// Sets `value` at key path `path` of scenario `root`.
@@ -22,7 +18,8 @@ pub fn parse_value(text: &str) -> Value {
 /// `<name>` (the name as written, before `count` expansion). The tables on the way must exist;
 /// the last key may be new (unknown keys are caught when the scenario is read).
 pub fn set_key(root: &mut Table, path: &str, value: Value) -> Result<(), String> {
-    let (section, rest) = path.split_once('.').ok_or_else(|| format!("\"{path}\" is not a key path; expected <section>.<key> such as sim.duration"))?;
+    let (section, rest) =
+        path.split_once('.').ok_or_else(|| format!("\"{path}\" is not a key path; expected <section>.<key> such as sim.duration"))?;
     let table: &mut Table = match section {
         "link" | "flow" => {
             let Some(Value::Array(items)) = root.get_mut(section) else {
@@ -30,7 +27,8 @@ pub fn set_key(root: &mut Table, path: &str, value: Value) -> Result<(), String>
             };
             let names: Vec<String> = items.iter().filter_map(|t| t.get("name")?.as_str().map(str::to_string)).collect();
             // The longest name that prefixes the rest: names may contain dots.
-            let chosen = names.iter().enumerate().filter(|(_, n)| rest.starts_with(&format!("{n}."))).max_by_key(|(_, n)| n.len()).map(|(i, _)| i);
+            let chosen =
+                names.iter().enumerate().filter(|(_, n)| rest.starts_with(&format!("{n}."))).max_by_key(|(_, n)| n.len()).map(|(i, _)| i);
             let Some(i) = chosen else {
                 let got = rest.split('.').next().unwrap_or(rest);
                 return Err(format!(
@@ -40,10 +38,23 @@ pub fn set_key(root: &mut Table, path: &str, value: Value) -> Result<(), String>
                 ));
             };
             let name_len = names[i].len();
-            return set_in(items[i].as_table_mut().expect("named, so a table"), &rest[name_len + 1..], value, &format!("{section}.{}", names[i]));
+            return set_in(
+                items[i].as_table_mut().expect("named, so a table"),
+                &rest[name_len + 1..],
+                value,
+                &format!("{section}.{}", names[i]),
+            );
         }
-        s if SECTIONS.contains(&s) => root.entry(s).or_insert_with(|| Value::Table(Table::new())).as_table_mut().ok_or_else(|| format!("[{s}] is not a table"))?,
-        other => return Err(format!("unknown section \"{other}\"{} (valid: {})", suggestion(other, SECTIONS.iter().copied()), SECTIONS.join(", "))),
+        s if SECTIONS.contains(&s) => {
+            root.entry(s).or_insert_with(|| Value::Table(Table::new())).as_table_mut().ok_or_else(|| format!("[{s}] is not a table"))?
+        }
+        other => {
+            return Err(format!(
+                "unknown section \"{other}\"{} (valid: {})",
+                suggestion(other, SECTIONS.iter().copied()),
+                SECTIONS.join(", ")
+            ));
+        }
     };
     set_in(table, rest, value, section)
 }
@@ -58,12 +69,12 @@ fn set_in(table: &mut Table, rest: &str, value: Value, prefix: &str) -> Result<(
             let here = format!("{prefix}.{head}");
             let entry = table.entry(head.to_string()).or_insert_with(|| Value::Table(Table::new()));
             // `cc = "lia"` then `--set flow.x.cc.beta=…`: promote the name to a table.
-            if let Value::String(name) = entry {
-                if head == "cc" {
-                    let mut t = Table::new();
-                    t.insert("algorithm".into(), Value::String(name.clone()));
-                    *entry = Value::Table(t);
-                }
+            if let Value::String(name) = entry
+                && head == "cc"
+            {
+                let mut t = Table::new();
+                t.insert("algorithm".into(), Value::String(name.clone()));
+                *entry = Value::Table(t);
             }
             match entry {
                 Value::Table(t) => set_in(t, tail, value, &here),

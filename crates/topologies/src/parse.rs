@@ -79,7 +79,7 @@ fn read_meta(mut t: Reader) -> Result<Meta> {
 fn bytes_of(t: &Reader, key: &str, size: Option<SizeValue>, default: u32) -> Result<u32> {
     match size {
         None => Ok(default),
-        Some(SizeValue::Bytes(b)) if b >= 1.0 && b <= 65_535.0 && b.fract() == 0.0 => Ok(b as u32),
+        Some(SizeValue::Bytes(b)) if (1.0..=65_535.0).contains(&b) && b.fract() == 0.0 => Ok(b as u32),
         Some(_) => Err(t.error(key, "expected a whole number of bytes between 1B and 65535B")),
     }
 }
@@ -134,10 +134,10 @@ fn read_tcp(mut t: Reader) -> Result<TcpModel> {
         delayed_ack: t.boolean("delayed_ack")?,
         delayed_ack_timeout: t.time("delayed_ack_timeout")?,
     };
-    if let (Some(min), Some(max)) = (model.min_rto, model.max_rto) {
-        if min > max {
-            return Err(t.error("max_rto", format!("must be at least min_rto ({min}), got {max}")));
-        }
+    if let (Some(min), Some(max)) = (model.min_rto, model.max_rto)
+        && min > max
+    {
+        return Err(t.error("max_rto", format!("must be at least min_rto ({min}), got {max}")));
     }
     t.finish()?;
     Ok(model)
@@ -165,14 +165,25 @@ fn read_links(mut t: Reader, _index: usize) -> Result<Vec<LinkModel>> {
     }
     let rate = t.rate("rate")?.ok_or_else(|| t.missing("rate", "missing; expected a rate such as \"100Mbps\""))?;
     let delay = t.time("delay")?.ok_or_else(|| t.missing("delay", "missing; expected a one-way propagation delay such as \"5ms\""))?;
-    let buffer = t.buffer("buffer")?.ok_or_else(|| t.missing("buffer", "missing; expected a size (\"100pkt\") or a time at the link rate (\"20ms\")"))?;
+    let buffer = t
+        .buffer("buffer")?
+        .ok_or_else(|| t.missing("buffer", "missing; expected a size (\"100pkt\") or a time at the link rate (\"20ms\")"))?;
     let queue = read_queue(&mut t)?;
     let loss = t.probability("loss")?.unwrap_or(0.0);
     let events = read_link_events(&mut t)?;
     let key = t.path().to_string();
     t.finish()?;
     Ok((0..copies.unwrap_or(1))
-        .map(|i| LinkModel { name: expand(name, i), key: key.clone(), rate, delay, buffer, queue: queue.clone(), loss, events: events.clone() })
+        .map(|i| LinkModel {
+            name: expand(name, i),
+            key: key.clone(),
+            rate,
+            delay,
+            buffer,
+            queue: queue.clone(),
+            loss,
+            events: events.clone(),
+        })
         .collect())
 }
 
@@ -181,12 +192,17 @@ pub const QUEUE_KINDS: &[&str] = &["droptail", "red", "random-drop"];
 
 fn read_queue(t: &mut Reader) -> Result<QueueModel> {
     let kind_error = |t: &Reader, got: &str| {
-        t.error("queue", format!("unknown queue kind \"{got}\"{} (valid: {})", suggestion(got, QUEUE_KINDS.iter().copied()), QUEUE_KINDS.join(", ")))
+        t.error(
+            "queue",
+            format!("unknown queue kind \"{got}\"{} (valid: {})", suggestion(got, QUEUE_KINDS.iter().copied()), QUEUE_KINDS.join(", ")),
+        )
     };
     match t.value("queue") {
         None => Ok(QueueModel::DropTail),
         Some(Value::String(s)) if s == "droptail" => Ok(QueueModel::DropTail),
-        Some(Value::String(s)) if s == "red" => Err(t.error("queue", "RED needs its thresholds: queue = { kind = \"red\", min = \"…\", max = \"…\" }")),
+        Some(Value::String(s)) if s == "red" => {
+            Err(t.error("queue", "RED needs its thresholds: queue = { kind = \"red\", min = \"…\", max = \"…\" }"))
+        }
         Some(Value::String(s)) => Err(kind_error(t, s)),
         Some(Value::Table(_)) => {
             let mut q = t.table("queue")?.expect("present");
@@ -194,8 +210,10 @@ fn read_queue(t: &mut Reader) -> Result<QueueModel> {
             let model = match kind {
                 "droptail" => QueueModel::DropTail,
                 "red" => {
-                    let min = q.buffer("min")?.ok_or_else(|| q.missing("min", "missing; expected the minimum threshold as a size or time"))?;
-                    let max = q.buffer("max")?.ok_or_else(|| q.missing("max", "missing; expected the maximum threshold as a size or time"))?;
+                    let min =
+                        q.buffer("min")?.ok_or_else(|| q.missing("min", "missing; expected the minimum threshold as a size or time"))?;
+                    let max =
+                        q.buffer("max")?.ok_or_else(|| q.missing("max", "missing; expected the maximum threshold as a size or time"))?;
                     let max_p = q.probability("max_p")?.unwrap_or(0.1);
                     let weight = q.probability("weight")?.unwrap_or(0.002);
                     if weight == 0.0 {
@@ -205,10 +223,21 @@ fn read_queue(t: &mut Reader) -> Result<QueueModel> {
                     QueueModel::Red { min, max, max_p, weight, gentle }
                 }
                 "random-drop" => {
-                    let zone = q.buffer("zone")?.ok_or_else(|| q.missing("zone", "missing; expected the depth of the drop zone as a size or time"))?;
+                    let zone = q
+                        .buffer("zone")?
+                        .ok_or_else(|| q.missing("zone", "missing; expected the depth of the drop zone as a size or time"))?;
                     QueueModel::RandomDrop { zone }
                 }
-                other => return Err(q.error("kind", format!("unknown queue kind \"{other}\"{} (valid: {})", suggestion(other, QUEUE_KINDS.iter().copied()), QUEUE_KINDS.join(", ")))),
+                other => {
+                    return Err(q.error(
+                        "kind",
+                        format!(
+                            "unknown queue kind \"{other}\"{} (valid: {})",
+                            suggestion(other, QUEUE_KINDS.iter().copied()),
+                            QUEUE_KINDS.join(", ")
+                        ),
+                    ));
+                }
             };
             q.finish()?;
             Ok(model)
@@ -228,7 +257,11 @@ fn read_link_events(t: &mut Reader) -> Result<Vec<(Time, bool)>> {
     for (i, item) in items.iter().enumerate() {
         let key = format!("{path}[{i}]");
         let Value::Table(e) = item else {
-            return Err(ScenarioError::new(file, key, format!("expected a table {{ at = \"…\", state = \"down\" }}, got {}", type_name(item))));
+            return Err(ScenarioError::new(
+                file,
+                key,
+                format!("expected a table {{ at = \"…\", state = \"down\" }}, got {}", type_name(item)),
+            ));
         };
         let mut r = Reader::new(file, key, e);
         let at = r.time("at")?.ok_or_else(|| r.missing("at", "missing; expected a time"))?;
@@ -256,7 +289,11 @@ fn read_paths(t: &mut Reader, key: &'static str, index: u64) -> Result<Option<Ve
         let mut names = Vec::new();
         for (l, name) in links.iter().enumerate() {
             let Value::String(name) = name else {
-                return Err(ScenarioError::new(t.file(), format!("{path}[{p}][{l}]"), format!("expected a link name, got {}", type_name(name))));
+                return Err(ScenarioError::new(
+                    t.file(),
+                    format!("{path}[{p}][{l}]"),
+                    format!("expected a link name, got {}", type_name(name)),
+                ));
             };
             names.push(expand(name, index));
         }
@@ -336,12 +373,13 @@ fn read_flows(mut t: Reader, _index: usize) -> Result<Vec<FlowModel>> {
     for i in 0..n {
         // Paths are read per copy, since `{i}` in a link name expands to the copy's index.
         let mut copy = Reader::new(t.file(), key.clone(), t.table_ref());
-        let paths = read_paths(&mut copy, "paths", i)?.ok_or_else(|| t.missing("paths", "missing; expected a list of paths such as [[\"l1\"]]"))?;
+        let paths =
+            read_paths(&mut copy, "paths", i)?.ok_or_else(|| t.missing("paths", "missing; expected a list of paths such as [[\"l1\"]]"))?;
         let reverse_paths = read_paths(&mut copy, "reverse_paths", i)?;
-        if let Some(rev) = &reverse_paths {
-            if rev.len() != paths.len() {
-                return Err(t.error("reverse_paths", format!("one reverse path per path: {} paths, {} reverse paths", paths.len(), rev.len())));
-            }
+        if let Some(rev) = &reverse_paths
+            && rev.len() != paths.len()
+        {
+            return Err(t.error("reverse_paths", format!("one reverse path per path: {} paths, {} reverse paths", paths.len(), rev.len())));
         }
         let flow_name = match copies {
             Some(_) if !name.contains("{i}") => format!("{name}.{i}"),
@@ -352,11 +390,20 @@ fn read_flows(mut t: Reader, _index: usize) -> Result<Vec<FlowModel>> {
             StartModel::At(t) => StartModel::At(t + offset),
             StartModel::Uniform(lo, hi) => StartModel::Uniform(lo + offset, hi + offset),
         };
-        flows.push(FlowModel { name: flow_name, key: key.clone(), cc: cc.clone(), paths, reverse_paths, start, stop, size, tcp: tcp.clone() });
+        flows.push(FlowModel {
+            name: flow_name,
+            key: key.clone(),
+            cc: cc.clone(),
+            paths,
+            reverse_paths,
+            start,
+            stop,
+            size,
+            tcp: tcp.clone(),
+        });
     }
     t.value("paths");
     t.value("reverse_paths");
     t.finish()?;
     Ok(flows)
 }
-
