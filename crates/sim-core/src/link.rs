@@ -205,7 +205,12 @@ impl Link {
         }
         self.settle(arena, now);
         let size = arena[id].size;
-        if !self.discipline.admit(self.limit, self.buffer.len(), self.buffer.bytes(), size, now, &mut self.queue_rng) {
+        let admitted = match &mut self.discipline {
+            // The common case, decided here without a call.
+            Discipline::DropTail => self.limit.admits(self.buffer.len(), self.buffer.bytes(), size),
+            other => other.admit(self.limit, self.buffer.len(), self.buffer.bytes(), size, now, &mut self.queue_rng),
+        };
+        if !admitted {
             self.counters.queue_drops += 1;
             return Admission::Dropped(DropReason::Queue);
         }

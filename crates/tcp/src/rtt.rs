@@ -12,12 +12,14 @@ pub struct RttEstimator {
     backoff: u32,
     min_rto: Time,
     max_rto: Time,
+    /// `rto · 2^backoff` capped at `max_rto`, kept current because it is read on every ACK.
+    timeout: Time,
 }
 
 impl RttEstimator {
     /// An estimator before any sample: RTO is `initial_rto` (RFC 6298 (2.1)).
     pub fn new(initial_rto: Time, min_rto: Time, max_rto: Time) -> Self {
-        RttEstimator { srtt: None, rttvar: Time::ZERO, min_rtt: Time::NEVER, rto: initial_rto, backoff: 0, min_rto, max_rto }
+        RttEstimator { srtt: None, rttvar: Time::ZERO, min_rtt: Time::NEVER, rto: initial_rto, backoff: 0, min_rto, max_rto, timeout: initial_rto.min(max_rto) }
     }
 
     /// Takes one RTT measurement from a segment that was not retransmitted (Karn's rule is the
@@ -42,16 +44,19 @@ impl RttEstimator {
         self.rto = (srtt + Time((4 * self.rttvar.0).max(1))).max(self.min_rto).min(self.max_rto);
         // Karn: a valid sample from new data ends the backoff.
         self.backoff = 0;
+        self.timeout = self.rto;
     }
 
     /// Doubles the timeout after an expiry (RFC 6298 (5.5)).
     pub fn back_off(&mut self) {
         self.backoff = (self.backoff + 1).min(30);
+        self.timeout = self.rto.saturating_mul(1 << self.backoff).min(self.max_rto);
     }
 
     /// The timeout to arm now: RTO times 2^backoff, at most the maximum.
+    #[inline]
     pub fn timeout(&self) -> Time {
-        self.rto.saturating_mul(1 << self.backoff).min(self.max_rto)
+        self.timeout
     }
 
     /// Smoothed RTT, if sampled.
