@@ -51,6 +51,7 @@ pub fn idle_flows_memory(flows: usize) -> Option<u64> {
             start: Time::from_secs(2),
             stop: None,
             size: None,
+            receive_buffer: None,
             tcp: TcpConfig::default(),
         });
     }

@@ -4,51 +4,32 @@
 //! - [`CoupledController`]: the object-safe seam; a connection owns one boxed controller and
 //!   calls it once per acknowledgement and once per loss event, passing every subflow's state
 //!   and the index of the one concerned.
-//! - [`Algorithm`]: the configuration of a controller by name and parameters, and the factory
-//!   that builds it.
-//! - One module per window law ([`reno`], …), each with the test vectors of its source.
+//! - [`Algorithm`]: a law by configuration name and parameters, its factory, and the
+//!   [`algorithm::ALGORITHMS`] reference table that `docs/algorithms.md` is generated from.
+//! - One module per law, each with the test vectors of `ALGORITHMS.md`: [`reno`],
+//!   [`mult_tcp`], [`uncoupled`], [`coupled`], [`semicoupled_phi`] (with COUPLED SCALABLE),
+//!   [`semicoupled`], [`lia`], [`link_fair`], [`generalized`] (with Balia), [`olia`], [`rsf`].
 //!
 //! The crate depends on nothing else in the workspace: increase and decrease are pure functions
 //! of the subflow states, reusable by a fluid-model solver.
 
+pub mod algorithm;
 pub mod controller;
+pub mod coupled;
+pub mod generalized;
+pub mod lia;
+pub mod link_fair;
+pub mod mult_tcp;
+pub mod olia;
 pub mod reno;
+pub mod rsf;
+pub mod semicoupled;
+pub mod semicoupled_phi;
 pub mod state;
+pub mod sums;
+pub mod uncoupled;
 
+pub use algorithm::{ALGORITHMS, Algorithm, AlgorithmInfo, ParamError, ParamSpec, ParamValue};
 pub use controller::CoupledController;
 pub use reno::Reno;
 pub use state::SubflowState;
-
-/// A window law and its parameters, as named in scenario files.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Algorithm {
-    /// NewReno's law (`"reno"`).
-    Reno,
-}
-
-impl Algorithm {
-    /// Every configuration name this build offers.
-    pub const NAMES: &'static [&'static str] = &["reno"];
-
-    /// The algorithm called `name` with its default parameters.
-    pub fn by_name(name: &str) -> Option<Algorithm> {
-        match name {
-            "reno" => Some(Algorithm::Reno),
-            _ => None,
-        }
-    }
-
-    /// The configuration name.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Algorithm::Reno => "reno",
-        }
-    }
-
-    /// A fresh controller for one connection.
-    pub fn build(&self) -> Box<dyn CoupledController> {
-        match self {
-            Algorithm::Reno => Box::new(Reno),
-        }
-    }
-}

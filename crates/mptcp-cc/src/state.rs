@@ -19,12 +19,27 @@ pub struct SubflowState {
     pub acked: u64,
     /// Loss events (fast retransmits and timeouts) so far.
     pub loss_events: u64,
+    /// Packets acknowledged between the last two loss events (OLIA's `l1`; 0 before the
+    /// second loss).
+    pub acked_between_losses: u64,
+    /// Packets acknowledged since the last loss event (OLIA's `l2`).
+    pub acked_since_loss: u64,
 }
 
 impl SubflowState {
     /// A subflow at the start of a connection.
     pub fn new(cwnd: f64, ssthresh: f64) -> SubflowState {
-        SubflowState { cwnd, ssthresh, srtt: 0.0, min_rtt: 0.0, in_recovery: false, acked: 0, loss_events: 0 }
+        SubflowState {
+            cwnd,
+            ssthresh,
+            srtt: 0.0,
+            min_rtt: 0.0,
+            in_recovery: false,
+            acked: 0,
+            loss_events: 0,
+            acked_between_losses: 0,
+            acked_since_loss: 0,
+        }
     }
 
     /// A subflow with window `cwnd` and smoothed RTT `srtt` seconds (for tests and fluid models).
@@ -32,8 +47,32 @@ impl SubflowState {
         SubflowState { srtt, min_rtt: srtt, ..SubflowState::new(cwnd, f64::INFINITY) }
     }
 
+    /// Whether the subflow has an RTT estimate; subflows without one take no part in the
+    /// coupling sums (they are not yet established, as far as a window law can tell).
+    pub fn measured(&self) -> bool {
+        self.srtt > 0.0
+    }
+
     /// Sending rate `w/τ`, packets per second (0 before the first RTT sample).
     pub fn rate(&self) -> f64 {
-        if self.srtt > 0.0 { self.cwnd / self.srtt } else { 0.0 }
+        if self.measured() { self.cwnd / self.srtt } else { 0.0 }
+    }
+
+    /// OLIA's `l_r = max(l1, l2)`, packets.
+    pub fn inter_loss(&self) -> u64 {
+        self.acked_between_losses.max(self.acked_since_loss)
+    }
+
+    /// Records `n` newly acknowledged packets.
+    pub fn record_acked(&mut self, n: u64) {
+        self.acked += n;
+        self.acked_since_loss += n;
+    }
+
+    /// Records a loss event.
+    pub fn record_loss(&mut self) {
+        self.loss_events += 1;
+        self.acked_between_losses = self.acked_since_loss;
+        self.acked_since_loss = 0;
     }
 }

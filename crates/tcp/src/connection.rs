@@ -1,7 +1,23 @@
-//! A connection: one or more subflows, their shared window law, and their receivers.
+//! A connection: one or more subflows, their shared window law, the data-level sequence, the
+//! packet scheduler and the receivers.
 //!
 //! Single-path TCP is a connection with one subflow and the `reno` controller, so every window
-//! decision goes through the same [`CoupledController`] seam as multipath.
+//! decision goes through the same [`CoupledController`] seam as multipath. The NewReno machine
+//! that drives each subflow is in [`crate::newreno`].
+//!
+//! Multipath mechanics:
+//! - **Data sequence.** New data is numbered at the connection; each subflow keeps its own
+//!   sequence and remembers which data segment each of its segments carries.
+//! - **Scheduler.** New data goes to the subflow with the lowest smoothed RTT among those with
+//!   window space (a subflow without an RTT sample yet counts as fastest), one segment at a time.
+//! - **Receive buffer.** The receiver reassembles the data sequence; the sender never sends a
+//!   data segment beyond the last data-level acknowledgement plus the buffer, so with a small
+//!   buffer one subflow's losses stall the others (seed 001 §3.3).
+//! - **Reinjection.** When a subflow's retransmission timer expires, the data it had
+//!   outstanding is queued to be sent again on whichever subflow the scheduler picks; the
+//!   subflow itself still recovers its own sequence, as TCP must.
+
+use std::collections::VecDeque;
 
 use mptcp_cc::{CoupledController, SubflowState};
 use sim_core::{EventList, Network, Packet, PacketId, PacketKind, Time};
@@ -10,6 +26,7 @@ use crate::config::TcpConfig;
 use crate::event::Event;
 use crate::receiver::{Ack, AckAction, Receiver};
 use crate::sender::SubflowSender;
+use crate::seqset::SeqSet;
 
 /// The parts of the simulation a connection acts on.
 pub struct Ctx<'a> {
@@ -26,6 +43,52 @@ pub struct Ctx<'a> {
     pub spare: Option<PacketId>,
 }
 
+/// The connection-level data sequence, on both sides.
+#[derive(Clone, Debug, Default)]
+pub struct DataLevel {
+    /// Next data segment never sent.
+    pub next: u64,
+    /// Data segments there are to send (a finite transfer's total; `next` once stopped).
+    pub limit: u64,
+    /// Highest data-level cumulative acknowledgement the sender has seen.
+    pub acked: u64,
+    /// Receive buffer, segments beyond `acked` the sender may have outstanding.
+    pub buffer: u64,
+    /// Data segments to send again on another subflow.
+    pub reinject: VecDeque<u64>,
+    /// Receiver: data segments delivered in order.
+    pub delivered: u64,
+    /// Receiver: data segments held out of order.
+    pub out_of_order: SeqSet,
+}
+
+impl DataLevel {
+    /// The next data segment to put on a subflow, if flow control and the data allow one.
+    #[inline]
+    fn take(&mut self) -> Option<u64> {
+        if !self.reinject.is_empty() {
+            while let Some(d) = self.reinject.pop_front() {
+                if d >= self.acked {
+                    return Some(d);
+                }
+            }
+        }
+        (self.next < self.limit && self.next - self.acked < self.buffer).then(|| {
+            self.next += 1;
+            self.next - 1
+        })
+    }
+
+    /// The receiver got data segment `d`.
+    fn receive(&mut self, d: u64) {
+        if d == self.delivered {
+            self.delivered = self.out_of_order.advance(d + 1);
+        } else if d > self.delivered {
+            self.out_of_order.insert(d);
+        }
+    }
+}
+
 /// One transport connection and its subflows.
 #[derive(Debug)]
 pub struct Connection {
@@ -39,6 +102,8 @@ pub struct Connection {
     pub senders: Vec<SubflowSender>,
     /// Receiver per subflow.
     pub receivers: Vec<Receiver>,
+    /// The data sequence.
+    pub data: DataLevel,
     /// Transport settings.
     pub config: TcpConfig,
     /// Bytes to transfer (`None`: bulk, unlimited).
@@ -56,25 +121,35 @@ pub struct Connection {
 }
 
 impl Connection {
-    /// Segments of a finite transfer (`u64::MAX` for bulk).
-    pub fn total_segments(&self, mss: u32) -> u64 {
-        self.size.map_or(u64::MAX, |b| b.div_ceil(mss as u64).max(1))
+    /// Segments of a finite transfer of `size` bytes (`u64::MAX` for bulk).
+    pub fn segments_for(size: Option<u64>, mss: u32) -> u64 {
+        size.map_or(u64::MAX, |b| b.div_ceil(mss as u64).max(1))
     }
 
-    /// Bytes carried by the first `segments` segments.
+    /// Bytes carried by the first `segments` data segments.
     pub fn bytes_in(&self, segments: u64, mss: u32) -> u64 {
         let full = segments.saturating_mul(mss as u64);
         self.size.map_or(full, |b| full.min(b))
     }
 
-    fn segment_size(&self, seq: u64, mss: u32) -> u32 {
+    fn segment_size(&self, data_seq: u64, mss: u32) -> u32 {
         match self.size {
-            Some(b) => (b - seq * mss as u64).min(mss as u64).max(1) as u32,
+            Some(b) => (b - data_seq * mss as u64).min(mss as u64).max(1) as u32,
             None => mss,
         }
     }
 
-    fn account_cwnd(&mut self, r: usize, now: Time) {
+    fn multipath(&self) -> bool {
+        self.senders.len() > 1
+    }
+
+    /// Data segments the receiver has delivered in order.
+    #[inline]
+    pub fn delivered(&self) -> u64 {
+        if self.multipath() { self.data.delivered } else { self.receivers[0].delivered() }
+    }
+
+    pub(crate) fn account_cwnd(&mut self, r: usize, now: Time) {
         let s = &mut self.senders[r];
         s.counters.cwnd_seconds += self.states[r].cwnd * (now - s.cwnd_since).as_secs_f64();
         s.cwnd_since = now;
@@ -84,25 +159,25 @@ impl Connection {
     pub fn start(&mut self, ctx: &mut Ctx) {
         self.started = true;
         let now = ctx.events.now();
-        for r in 0..self.senders.len() {
-            self.senders[r].cwnd_since = now;
-            self.send_more(r, ctx);
+        for s in &mut self.senders {
+            s.cwnd_since = now;
         }
+        self.schedule(ctx);
     }
 
     /// Stops offering new data; what was sent is still recovered.
     pub fn stop(&mut self) {
-        for s in &mut self.senders {
-            s.limit = s.limit.min(s.snd_max);
-        }
+        self.data.limit = self.data.limit.min(self.data.next);
+        self.data.reinject.clear();
     }
 
-    fn transmit(&mut self, r: usize, seq: u64, ctx: &mut Ctx) {
-        let size = self.segment_size(seq, ctx.mss);
+    /// Sends subflow `r`'s segment `seq`, carrying data segment `data_seq`.
+    pub(crate) fn transmit(&mut self, r: usize, seq: u64, data_seq: u64, ctx: &mut Ctx) {
+        let size = self.segment_size(data_seq, ctx.mss);
         let s = &mut self.senders[r];
         let mut p = Packet::new(PacketKind::Data, size, 0);
         p.seq = seq;
-        p.data_seq = seq;
+        p.data_seq = data_seq;
         p.timestamp = ctx.events.now();
         p.retransmitted = seq < s.snd_max;
         s.counters.sent += 1;
@@ -118,169 +193,113 @@ impl Connection {
         debug_assert!(delivered.is_none(), "every route crosses at least one link");
     }
 
-    fn arm_timer(&mut self, r: usize, ctx: &mut Ctx) {
+    pub(crate) fn arm_timer(&mut self, r: usize, ctx: &mut Ctx) {
         if let Some(at) = self.senders[r].arm_timer(ctx.events.now()) {
             ctx.events.schedule_timer(at, Event::Retransmit(self.first_subflow + r as u32));
         }
     }
 
-    /// Sends new (or, after a timeout, resent) segments while the window allows.
-    fn send_more(&mut self, r: usize, ctx: &mut Ctx) {
-        let window = self.states[r].cwnd.max(1.0) as u64;
-        let mut sent_any = false;
-        loop {
-            let s = &mut self.senders[r];
-            if s.snd_nxt >= s.limit || s.in_flight() >= window {
-                break;
-            }
-            let seq = s.snd_nxt;
-            self.transmit(r, seq, ctx);
-            let s = &mut self.senders[r];
-            s.snd_nxt += 1;
-            s.snd_max = s.snd_max.max(s.snd_nxt);
-            sent_any = true;
+    #[inline]
+    fn window(&self, r: usize) -> u64 {
+        // cwnd ≥ 1 always holds (the transport floors it), so a plain conversion suffices.
+        self.states[r].cwnd as u64
+    }
+
+    /// Whether subflow `r` may send a new segment now.
+    #[inline]
+    fn has_space(&self, r: usize) -> bool {
+        let s = &self.senders[r];
+        s.snd_nxt == s.snd_max && s.in_flight() < self.window(r)
+    }
+
+    /// Subflow `r` sends the next new segment, if there is data for it.
+    #[inline(always)]
+    fn send_new(&mut self, r: usize, ctx: &mut Ctx) -> bool {
+        let Some(data_seq) = self.data.take() else { return false };
+        let s = &mut self.senders[r];
+        let seq = s.snd_nxt;
+        if let Some(map) = &mut s.data_seqs {
+            map.push_back(data_seq);
         }
-        if sent_any && self.senders[r].rto_deadline == Time::NEVER {
+        self.transmit(r, seq, data_seq, ctx);
+        let s = &mut self.senders[r];
+        s.snd_nxt += 1;
+        s.snd_max = s.snd_nxt;
+        if s.rto_deadline == Time::NEVER {
+            self.arm_timer(r, ctx);
+        }
+        true
+    }
+
+    /// Resends, within its window, what subflow `r` had sent beyond `snd_nxt` before a timeout
+    /// took it back (go-back-N), if anything.
+    #[inline]
+    pub(crate) fn resend(&mut self, r: usize, ctx: &mut Ctx) {
+        if self.senders[r].snd_nxt < self.senders[r].snd_max {
+            self.go_back_n(r, ctx);
+        }
+    }
+
+    fn go_back_n(&mut self, r: usize, ctx: &mut Ctx) {
+        let window = self.window(r);
+        while self.senders[r].snd_nxt < self.senders[r].snd_max && self.senders[r].in_flight() < window {
+            let s = &self.senders[r];
+            let (seq, data_seq) = (s.snd_nxt, s.data_seq(s.snd_nxt));
+            self.transmit(r, seq, data_seq, ctx);
+            self.senders[r].snd_nxt += 1;
+        }
+        if self.senders[r].rto_deadline == Time::NEVER && self.senders[r].outstanding() {
             self.arm_timer(r, ctx);
         }
     }
 
-    /// A loss event on subflow `r`: the controller's decrease sets the new ssthresh.
-    fn reduce(&mut self, r: usize) -> f64 {
-        self.cc.on_loss(&self.states, r);
-        let decrease = self.cc.decrease(&self.states, r);
-        let st = &mut self.states[r];
-        st.ssthresh = (st.cwnd - decrease).max(self.config.min_ssthresh);
-        st.loss_events += 1;
-        st.ssthresh
-    }
-
-    /// Handles acknowledgement `ack` arriving on subflow `r`.
-    pub fn on_ack(&mut self, r: usize, ack: Ack, ctx: &mut Ctx) {
-        let now = ctx.events.now();
-        let s = &mut self.senders[r];
-        if ack.next > s.snd_una {
-            let newly = ack.next - s.snd_una;
-            if !ack.echo_retransmitted {
-                s.rtt.sample(now - ack.echo);
-                let st = &mut self.states[r];
-                st.srtt = s.rtt.srtt().expect("sampled").as_secs_f64();
-                st.min_rtt = s.rtt.min_rtt().expect("sampled").as_secs_f64();
-                s.counters.srtt_sum += st.srtt;
-                s.counters.rtt_samples += 1;
-            }
-            s.snd_una = ack.next;
-            s.snd_nxt = s.snd_nxt.max(s.snd_una);
-            s.counters.acked += newly;
-            self.states[r].acked += newly;
-            self.account_cwnd(r, now);
-            let s = &mut self.senders[r];
-            if self.states[r].in_recovery {
-                if s.recover.is_some_and(|rec| ack.next > rec) {
-                    // RFC 6582 step 3, full ACK: deflate to ssthresh and leave recovery.
-                    let st = &mut self.states[r];
-                    st.in_recovery = false;
-                    st.cwnd = st.ssthresh;
-                    s.dupacks = 0;
-                } else {
-                    // Partial ACK: retransmit the next hole, deflate by what was acked, add
-                    // back one segment, and re-arm the timer on the first partial ACK only.
-                    let st = &mut self.states[r];
-                    st.cwnd = (st.cwnd - newly as f64 + 1.0).max(1.0);
-                    let first = !s.partial_seen;
-                    s.partial_seen = true;
-                    let hole = s.snd_una;
-                    self.transmit(r, hole, ctx);
-                    if first {
-                        self.arm_timer(r, ctx);
-                    }
-                    self.send_more(r, ctx);
-                    return;
+    /// Fills window space with new data: subflow `r` alone on a single-path connection; on a
+    /// multipath one, always the subflow with the lowest smoothed RTT among those with space.
+    #[inline]
+    pub(crate) fn schedule(&mut self, ctx: &mut Ctx) {
+        if !self.started {
+            return;
+        }
+        if !self.multipath() {
+            let window = self.window(0);
+            while self.senders[0].snd_nxt == self.senders[0].snd_max && self.senders[0].in_flight() < window {
+                if !self.send_new(0, ctx) {
+                    break;
                 }
-            } else {
-                s.dupacks = 0;
-                let st = &self.states[r];
-                let growth = if st.cwnd < st.ssthresh {
-                    // Slow start with appropriate byte counting, L = 2 (RFC 3465).
-                    newly.min(2) as f64
-                } else {
-                    newly as f64 * self.cc.increase(&self.states, r)
-                };
-                self.states[r].cwnd += growth;
             }
-            self.cc.on_ack(&self.states, r, newly);
-            if self.senders[r].outstanding() {
-                self.arm_timer(r, ctx);
-            } else {
-                self.senders[r].stop_timer();
-            }
-            self.send_more(r, ctx);
-        } else if ack.next == s.snd_una && s.outstanding() {
-            s.dupacks += 1;
-            if self.states[r].in_recovery {
-                // RFC 6582 step 4: inflate by one segment per further duplicate.
-                self.account_cwnd(r, now);
-                self.states[r].cwnd += 1.0;
-                self.send_more(r, ctx);
-            } else if s.dupacks == 3 && s.may_enter_recovery(ack.next) {
-                // RFC 6582 step 2: fast retransmit, then fast recovery.
-                s.recover = Some(s.snd_max - 1);
-                s.partial_seen = false;
-                s.counters.fast_retransmits += 1;
-                self.account_cwnd(r, now);
-                let ssthresh = self.reduce(r);
-                let st = &mut self.states[r];
-                st.in_recovery = true;
-                st.cwnd = ssthresh + 3.0;
-                let hole = self.senders[r].snd_una;
-                self.transmit(r, hole, ctx);
-                self.send_more(r, ctx);
+            return;
+        }
+        self.schedule_multipath(ctx);
+    }
+
+    fn schedule_multipath(&mut self, ctx: &mut Ctx) {
+        loop {
+            let best =
+                (0..self.senders.len()).filter(|&r| self.has_space(r)).min_by(|&a, &b| self.states[a].srtt.total_cmp(&self.states[b].srtt));
+            match best {
+                Some(r) if self.send_new(r, ctx) => {}
+                _ => break,
             }
         }
     }
 
-    /// The retransmission timer of subflow `r` woke up at `now`.
-    pub fn on_timer(&mut self, r: usize, ctx: &mut Ctx) {
-        let now = ctx.events.now();
-        let s = &mut self.senders[r];
-        if now != s.rto_event {
-            return; // superseded by an earlier re-arm
-        }
-        s.rto_event = Time::NEVER;
-        if s.rto_deadline == Time::NEVER {
-            return;
-        }
-        if s.rto_deadline > now {
-            s.rto_event = s.rto_deadline;
-            ctx.events.schedule_timer(s.rto_deadline, Event::Retransmit(self.first_subflow + r as u32));
-            return;
-        }
-        if !s.outstanding() {
-            s.stop_timer();
-            return;
-        }
-        // RFC 6298 (5.5)-(5.7) and RFC 5681 (4): back off, collapse the window, go back N.
-        s.counters.timeouts += 1;
-        s.rtt.back_off();
-        s.recover = Some(s.snd_max - 1);
-        s.dupacks = 0;
-        s.snd_nxt = s.snd_una;
-        s.stop_timer();
-        self.account_cwnd(r, now);
-        if self.states[r].in_recovery {
-            self.states[r].cwnd = self.states[r].ssthresh;
-            self.states[r].in_recovery = false;
-        }
-        self.reduce(r);
-        self.states[r].cwnd = 1.0;
-        self.send_more(r, ctx);
+    /// On a multipath connection, queues subflow `r`'s outstanding data to be sent again on
+    /// the others (its path may be down).
+    pub(crate) fn reinject_outstanding(&mut self, r: usize) {
+        let Some(map) = &self.senders[r].data_seqs else { return };
+        let acked = self.data.acked;
+        let fresh: Vec<u64> = map.iter().copied().filter(|&d| d >= acked && !self.data.reinject.contains(&d)).collect();
+        self.data.reinject.extend(fresh);
     }
 
     /// Data packet `id` reached subflow `r`'s receiver; turns it into the ACK (or frees it).
     pub fn on_data(&mut self, r: usize, id: PacketId, ctx: &mut Ctx) {
         let p = ctx.net.packets[id];
         let action = self.receivers[r].on_data(p.seq, p.timestamp, p.retransmitted);
-        if self.completed_at.is_none() && self.receivers[r].delivered() >= self.total_segments(ctx.mss) {
+        if self.multipath() {
+            self.data.receive(p.data_seq);
+        }
+        if self.completed_at.is_none() && self.size.is_some() && self.delivered() >= Self::segments_for(self.size, ctx.mss) {
             self.completed_at = Some(ctx.events.now());
         }
         match action {
@@ -304,12 +323,16 @@ impl Connection {
         }
     }
 
-    /// Rewrites packet `id` as acknowledgement `ack` and sends it back.
+    /// Rewrites packet `id` as acknowledgement `ack` (with the data-level acknowledgement) and
+    /// sends it back.
+    #[inline]
     fn send_ack(&mut self, r: usize, id: PacketId, ack: Ack, ctx: &mut Ctx) {
+        let data_ack = self.delivered();
         let p = &mut ctx.net.packets[id];
         p.kind = PacketKind::Ack;
         p.size = ctx.ack_size;
         p.seq = ack.next;
+        p.data_seq = data_ack;
         p.timestamp = ack.echo;
         p.retransmitted = ack.echo_retransmitted;
         let delivered = ctx.net.send(id, self.senders[r].ack_route, ctx.events);
@@ -318,8 +341,8 @@ impl Connection {
 
     /// Brings time integrals up to `now` (before a snapshot or the final report).
     pub fn account(&mut self, now: Time) {
-        for r in 0..self.senders.len() {
-            if self.started {
+        if self.started {
+            for r in 0..self.senders.len() {
                 self.account_cwnd(r, now);
             }
         }

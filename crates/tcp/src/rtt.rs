@@ -19,7 +19,16 @@ pub struct RttEstimator {
 impl RttEstimator {
     /// An estimator before any sample: RTO is `initial_rto` (RFC 6298 (2.1)).
     pub fn new(initial_rto: Time, min_rto: Time, max_rto: Time) -> Self {
-        RttEstimator { srtt: None, rttvar: Time::ZERO, min_rtt: Time::NEVER, rto: initial_rto, backoff: 0, min_rto, max_rto, timeout: initial_rto.min(max_rto) }
+        RttEstimator {
+            srtt: None,
+            rttvar: Time::ZERO,
+            min_rtt: Time::NEVER,
+            rto: initial_rto,
+            backoff: 0,
+            min_rto,
+            max_rto,
+            timeout: initial_rto.min(max_rto),
+        }
     }
 
     /// Takes one RTT measurement from a segment that was not retransmitted (Karn's rule is the

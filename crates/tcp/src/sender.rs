@@ -57,9 +57,9 @@ pub struct SubflowSender {
     pub snd_nxt: u64,
     /// One past the highest segment ever sent.
     pub snd_max: u64,
-    /// No segment at or above this is sent (total segments of a finite flow; `snd_max` once
-    /// a flow stops; `u64::MAX` for a bulk flow).
-    pub limit: u64,
+    /// Data sequence number of every segment in `snd_una..snd_max`, oldest first; `None` on
+    /// a connection with a single subflow, where the two sequences coincide.
+    pub data_seqs: Option<std::collections::VecDeque<u64>>,
     /// RFC 6582 `recover`: highest segment sent when the last recovery or timeout began.
     pub recover: Option<u64>,
     /// Consecutive duplicate acknowledgements.
@@ -81,14 +81,14 @@ pub struct SubflowSender {
 
 impl SubflowSender {
     /// A sender with nothing sent, using `route` for data and `ack_route` for ACKs.
-    pub fn new(route: RouteId, ack_route: RouteId, limit: u64, rtt: RttEstimator) -> Self {
+    pub fn new(route: RouteId, ack_route: RouteId, multipath: bool, rtt: RttEstimator) -> Self {
         SubflowSender {
             route,
             ack_route,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
-            limit,
+            data_seqs: multipath.then(std::collections::VecDeque::new),
             recover: None,
             dupacks: 0,
             partial_seen: false,
@@ -97,6 +97,23 @@ impl SubflowSender {
             rto_event: Time::NEVER,
             counters: SenderCounters::default(),
             cwnd_since: Time::ZERO,
+        }
+    }
+
+    /// The data sequence number carried by subflow segment `seq` (sent before).
+    #[inline]
+    pub fn data_seq(&self, seq: u64) -> u64 {
+        match &self.data_seqs {
+            None => seq,
+            Some(map) => map[(seq - self.snd_una) as usize],
+        }
+    }
+
+    /// Forgets the mapping of segments now acknowledged (below `snd_una`).
+    #[inline]
+    pub fn forget_acked(&mut self, newly: u64) {
+        if let Some(map) = &mut self.data_seqs {
+            map.drain(..newly as usize);
         }
     }
 

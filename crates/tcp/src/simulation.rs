@@ -6,7 +6,7 @@ use sim_core::rng::stream;
 use sim_core::{BufferLimit, Discipline, EventList, Hop, Link, LinkCounters, LinkId, Network, PacketKind, Pipe, PipeId, Rate, Time};
 
 use crate::config::TcpConfig;
-use crate::connection::{Connection, Ctx};
+use crate::connection::{Connection, Ctx, DataLevel};
 use crate::event::{Event, MAX_INDEX};
 use crate::receiver::{Ack, Receiver};
 use crate::records::{FlowRecord, LinkRecord, RunOutput, RunStats, Sample, SubflowRecord};
@@ -77,6 +77,8 @@ pub struct FlowSpec {
     pub stop: Option<Time>,
     /// Bytes to transfer (`None`: bulk).
     pub size: Option<u64>,
+    /// Receive buffer, data segments (`None`: unlimited).
+    pub receive_buffer: Option<u64>,
     /// Transport settings.
     pub tcp: TcpConfig,
 }
@@ -190,7 +192,7 @@ impl Simulation {
         let conn_index = self.conns.len() as u32;
         let first_subflow = self.owners.len() as u32;
         let mss = self.config.mss;
-        let limit = spec.size.map_or(u64::MAX, |b| b.div_ceil(mss as u64).max(1));
+        let multipath = spec.paths.len() > 1;
         let mut senders = Vec::with_capacity(spec.paths.len());
         for (r, path) in spec.paths.iter().enumerate() {
             let global = first_subflow + r as u32;
@@ -202,7 +204,7 @@ impl Simulation {
             };
             let ack_route = self.net.add_route(&ack_hops, endpoint(global, false));
             let rtt = RttEstimator::new(spec.tcp.initial_rto, spec.tcp.min_rto, spec.tcp.max_rto);
-            senders.push(SubflowSender::new(route, ack_route, limit, rtt));
+            senders.push(SubflowSender::new(route, ack_route, multipath, rtt));
             self.owners.push((conn_index, r as u32));
             self.path_ranges.push((self.path_links.len() as u32, path.len() as u32));
             self.path_links.extend_from_slice(path);
@@ -218,6 +220,11 @@ impl Simulation {
             states: vec![SubflowState::new(spec.tcp.initial_cwnd, spec.tcp.initial_ssthresh); n],
             senders,
             receivers: vec![Receiver::new(spec.tcp.delayed_ack); n],
+            data: DataLevel {
+                limit: Connection::segments_for(spec.size, mss),
+                buffer: spec.receive_buffer.unwrap_or(u64::MAX),
+                ..DataLevel::default()
+            },
             config: spec.tcp,
             size: spec.size,
             first_subflow,
@@ -264,8 +271,9 @@ impl Simulation {
                     } else {
                         let p = &ctx.net.packets[d.packet];
                         let ack = Ack { next: p.seq, echo: p.timestamp, echo_retransmitted: p.retransmitted };
+                        let data_ack = p.data_seq;
                         ctx.spare = Some(d.packet);
-                        c.on_ack(r as usize, ack, &mut ctx);
+                        c.on_ack(r as usize, ack, data_ack, &mut ctx);
                         if let Some(unused) = ctx.spare {
                             ctx.net.packets.free(unused);
                         }
@@ -304,7 +312,7 @@ impl Simulation {
         }
         for (i, c) in self.conns.iter_mut().enumerate() {
             c.account(now);
-            self.warm_delivered[i] = c.receivers.iter().map(Receiver::delivered).sum();
+            self.warm_delivered[i] = c.delivered();
             for (r, s) in c.senders.iter().enumerate() {
                 self.warm_senders[c.first_subflow as usize + r] = s.counters;
             }
@@ -370,7 +378,7 @@ impl Simulation {
             let until = [Some(end), c.stop, c.completed_at].into_iter().flatten().min().expect("end is set");
             let window = until.saturating_sub(from).as_secs_f64();
             let per_second = |bytes: u64| if window > 0.0 { bytes as f64 * 8.0 / window } else { 0.0 };
-            let delivered: u64 = c.receivers.iter().map(Receiver::delivered).sum();
+            let delivered = c.delivered();
             let bytes = c.bytes_in(delivered, mss) - c.bytes_in(self.warm_delivered[i], mss);
             let mut totals = SenderCounters::default();
             for (r, s) in c.senders.iter().enumerate() {

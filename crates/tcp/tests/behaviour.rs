@@ -17,6 +17,7 @@ fn bulk(name: &str, path: Vec<LinkIndex>, start: Time) -> FlowSpec {
         start,
         stop: None,
         size: None,
+        receive_buffer: None,
         tcp: TcpConfig::default(),
     }
 }

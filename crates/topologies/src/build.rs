@@ -1,7 +1,7 @@
 //! From the plain model to a runnable [`Simulation`]: cross-checks (names, paths, thresholds
 //! against the packet size) and construction.
 
-use mptcp_cc::Algorithm;
+use mptcp_cc::{Algorithm, ParamValue};
 use rand::RngExt;
 use sim_core::rng::stream;
 use sim_core::{BufferLimit, Discipline, Rate, Red, Time};
@@ -145,20 +145,44 @@ impl Scenario {
 
     fn algorithm(&self, flow: &FlowModel) -> Result<Algorithm> {
         let CcModel { algorithm, params } = &flow.cc;
-        let Some(alg) = Algorithm::by_name(algorithm) else {
-            return Err(self.error(
-                format!("{}.cc", flow.key),
-                format!(
-                    "unknown algorithm \"{algorithm}\"{} (valid: {})",
-                    suggestion(algorithm, Algorithm::NAMES.iter().copied()),
-                    Algorithm::NAMES.join(", ")
-                ),
-            ));
-        };
-        if let Some(key) = params.keys().next() {
-            return Err(self.error(format!("{}.cc.{key}", flow.key), format!("\"{algorithm}\" has no parameter \"{key}\"")));
+        let mut given = Vec::with_capacity(params.len());
+        for (key, value) in params {
+            let v = match value {
+                toml::Value::Float(x) => ParamValue::Number(*x),
+                toml::Value::Integer(i) => ParamValue::Number(*i as f64),
+                toml::Value::Boolean(b) => ParamValue::Bool(*b),
+                // A time with a unit becomes seconds; other words ("adaptive", "inf") stay words.
+                toml::Value::String(t) => match crate::units::parse_time(t) {
+                    Ok(time) => ParamValue::Number(time.as_secs_f64()),
+                    Err(_) => ParamValue::Text(t.clone()),
+                },
+                other => {
+                    return Err(self.error(
+                        format!("{}.cc.{key}", flow.key),
+                        format!("expected a number, a word or a boolean, got {}", crate::reader::type_name(other)),
+                    ));
+                }
+            };
+            given.push((key.clone(), v));
         }
-        Ok(alg)
+        let algorithm = Algorithm::from_params(algorithm, &given).map_err(|e| {
+            if e.key.is_empty() {
+                let names: Vec<&str> = Algorithm::names().collect();
+                self.error(
+                    format!("{}.cc", flow.key),
+                    format!("{}{} (valid: {})", e.message, suggestion(algorithm, names.iter().copied()), names.join(", ")),
+                )
+            } else {
+                self.error(format!("{}.cc.{}", flow.key, e.key), e.message)
+            }
+        })?;
+        if flow.paths.len() > algorithm.max_subflows() {
+            return Err(self.error(
+                format!("{}.paths", flow.key),
+                format!("\"{}\" takes at most {} subflows, got {}", algorithm.name(), algorithm.max_subflows(), flow.paths.len()),
+            ));
+        }
+        Ok(algorithm)
     }
 
     fn route(&self, key: &str, names: &[String], index: &[(&str, LinkIndex)]) -> Result<Vec<LinkIndex>> {
@@ -213,8 +237,9 @@ impl Scenario {
             return Err(self.error(format!("{}.stop", flow.key), format!("stops at {stop}, not after it starts ({start})")));
         }
         let size = flow.size.map(|s| s.bytes(self.sim.mss).round() as u64);
-        if size.is_some() && paths.len() > 1 {
-            return Err(self.error(format!("{}.size", flow.key), "finite transfers over several paths need a connection-level data sequence, which this version lacks; use one path or size = \"inf\""));
+        let receive_buffer = flow.receive_buffer.map(|b| (b.bytes(self.sim.mss) / self.sim.mss as f64).floor() as u64);
+        if receive_buffer == Some(0) {
+            return Err(self.error(format!("{}.receive_buffer", flow.key), format!("must hold at least one {}-byte packet", self.sim.mss)));
         }
         Ok(FlowSpec {
             name: flow.name.clone(),
@@ -224,6 +249,7 @@ impl Scenario {
             start,
             stop: flow.stop,
             size,
+            receive_buffer,
             tcp: self.tcp_config(&flow.tcp),
         })
     }

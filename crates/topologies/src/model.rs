@@ -157,6 +157,8 @@ pub struct FlowModel {
     pub stop: Option<Time>,
     /// Transfer size (`None`: bulk).
     pub size: Option<SizeValue>,
+    /// Multipath receive buffer (`None`: unlimited).
+    pub receive_buffer: Option<SizeValue>,
     /// Per-flow TCP overrides.
     pub tcp: TcpModel,
 }

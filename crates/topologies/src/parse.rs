@@ -106,9 +106,10 @@ fn read_sim(mut t: Reader) -> Result<SimModel> {
     Ok(SimModel { duration, warmup, seed, mss, ack_size, sample_interval })
 }
 
-fn positive(t: &Reader, key: &str, v: Option<f64>) -> Result<Option<f64>> {
+/// A window-sized quantity: at least one packet (a window below one packet could never send).
+fn packets(t: &Reader, key: &str, v: Option<f64>) -> Result<Option<f64>> {
     match v {
-        Some(x) if !(x > 0.0 && x.is_finite()) => Err(t.error(key, format!("expected a positive number, got {x}"))),
+        Some(x) if !(x >= 1.0 && x.is_finite()) => Err(t.error(key, format!("expected a number of packets ≥ 1, got {x}"))),
         other => Ok(other),
     }
 }
@@ -128,9 +129,9 @@ fn read_tcp(mut t: Reader) -> Result<TcpModel> {
         min_rto: t.time("min_rto")?,
         max_rto: t.time("max_rto")?,
         initial_rto: t.time("initial_rto")?,
-        initial_cwnd: positive(&t, "initial_cwnd", initial_cwnd)?,
+        initial_cwnd: packets(&t, "initial_cwnd", initial_cwnd)?,
         initial_ssthresh,
-        min_ssthresh: positive(&t, "min_ssthresh", min_ssthresh)?,
+        min_ssthresh: packets(&t, "min_ssthresh", min_ssthresh)?,
         delayed_ack: t.boolean("delayed_ack")?,
         delayed_ack_timeout: t.time("delayed_ack_timeout")?,
     };
@@ -363,6 +364,11 @@ fn read_flows(mut t: Reader, _index: usize) -> Result<Vec<FlowModel>> {
             _ => return Err(t.error("size", "expected \"inf\" or a positive size such as \"70KB\"")),
         },
     };
+    let receive_buffer = match t.value("receive_buffer") {
+        None => None,
+        Some(Value::String(s)) if s == "inf" => None,
+        Some(_) => t.size("receive_buffer")?,
+    };
     let tcp = match t.table("tcp")? {
         Some(table) => read_tcp(table)?,
         None => TcpModel::default(),
@@ -399,6 +405,7 @@ fn read_flows(mut t: Reader, _index: usize) -> Result<Vec<FlowModel>> {
             start,
             stop,
             size,
+            receive_buffer,
             tcp: tcp.clone(),
         });
     }

@@ -67,6 +67,24 @@ fn a_good_scenario_expands_counts_and_names() {
 }
 
 #[test]
+fn multipath_flows_take_any_law_with_parameters() {
+    let sets = [
+        ("flow.f.paths".to_string(), "[[\"wifi{i}\", \"bottleneck\"], [\"bottleneck\"]]".to_string()),
+        ("flow.f.cc".to_string(), "{ algorithm = \"semicoupled-phi\", phi = 0.5, a = \"adaptive\" }".to_string()),
+        ("flow.f.receive_buffer".to_string(), "\"64pkt\"".to_string()),
+        ("flow.f.size".to_string(), "\"300KB\"".to_string()),
+    ];
+    let s = load_text("good.toml", GOOD, &sets).unwrap();
+    let out = s.build().unwrap().run();
+    assert!(out.flows.iter().all(|f| f.subflows == 2 && f.algorithm == "semicoupled-phi"));
+    assert!(out.flows.iter().all(|f| f.completion_time_s.is_some()), "the finite multipath transfers complete: {:?}", out.flows);
+    assert_eq!(out.subflows.len(), 6);
+    // time in a parameter is read as seconds
+    let rsf = [("flow.f.cc".to_string(), "{ algorithm = \"rsf-db\", d = \"50ms\" }".to_string())];
+    assert!(load_text("good.toml", GOOD, &rsf).unwrap().build().is_ok());
+}
+
+#[test]
 fn set_overrides_any_key() {
     let sets = [("flow.f.count".to_string(), "5".to_string()), ("link.bottleneck.loss".to_string(), "0.01".to_string())];
     let s = load_text("good.toml", GOOD, &sets).unwrap();
@@ -149,6 +167,39 @@ fn each_class_of_mistake_names_file_key_and_expectation() {
         ),
         (GOOD.to_string(), vec![("flow.f.paths", "[[\"bottleneck\"], []]")], "bad.toml: flow.f.paths[1]: a path crosses at least one link"),
         (GOOD.to_string(), vec![("tcp.initial_ssthresh", "0")], "bad.toml: tcp.initial_ssthresh: expected \"inf\" or a number of packets"),
+        (GOOD.to_string(), vec![("tcp.min_ssthresh", "0.5")], "bad.toml: tcp.min_ssthresh: expected a number of packets ≥ 1, got 0.5"),
+        (
+            GOOD.to_string(),
+            vec![("flow.f.cc", "lai")],
+            "bad.toml: flow.f.cc: unknown algorithm \"lai\"; did you mean \"lia\"? (valid: reno, mult-tcp, uncoupled, coupled, semicoupled-phi",
+        ),
+        (
+            GOOD.to_string(),
+            vec![("flow.f.cc", "{ algorithm = \"semicoupled-phi\", phi = 2.5 }")],
+            "bad.toml: flow.f.cc.phi: expected φ in [0, 2], got 2.5",
+        ),
+        (
+            GOOD.to_string(),
+            vec![("flow.f.cc", "{ algorithm = \"generalized\", beta = -1 }")],
+            "bad.toml: flow.f.cc.beta: expected β ≥ 0, got -1",
+        ),
+        (
+            GOOD.to_string(),
+            vec![("flow.f.cc", "{ algorithm = \"generalized\", n = 0.5 }")],
+            "bad.toml: flow.f.cc.n: expected n ≥ 1 or \"inf\", got 0.5",
+        ),
+        (GOOD.to_string(), vec![("flow.f.cc", "{ algorithm = \"uncoupled\", a = 0 }")], "bad.toml: flow.f.cc.a: expected a > 0, got 0"),
+        (
+            GOOD.to_string(),
+            vec![("flow.f.cc", "{ algorithm = \"lia\", phi = 1 }")],
+            "bad.toml: flow.f.cc.phi: \"lia\" has no parameter \"phi\" (it takes none)",
+        ),
+        (GOOD.to_string(), vec![("flow.f.cc", "mult-tcp")], "bad.toml: flow.f.cc.n: missing; mult-tcp needs n"),
+        (
+            GOOD.to_string(),
+            vec![("flow.f.receive_buffer", "\"100B\"")],
+            "bad.toml: flow.f.receive_buffer: must hold at least one 1500-byte packet",
+        ),
     ];
     for (text, sets, expected) in cases {
         let got = error(&text, &sets);

@@ -1,0 +1,440 @@
+//! Window laws by name and parameters, as scenario files configure them, and the reference
+//! table the documentation is generated from.
+
+use crate::controller::CoupledController;
+use crate::coupled::Coupled;
+use crate::generalized::{Balia, Generalized, NormOrder};
+use crate::lia::Lia;
+use crate::link_fair::LinkFair;
+use crate::mult_tcp::MultTcp;
+use crate::olia::Olia;
+use crate::reno::Reno;
+use crate::rsf::{RsfDb, RsfLb};
+use crate::semicoupled::Semicoupled;
+use crate::semicoupled_phi::{Aggressiveness, CoupledScalable, SemicoupledPhi};
+use crate::uncoupled::Uncoupled;
+
+/// A parameter value as a scenario gives it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParamValue {
+    /// A number (times arrive here in seconds).
+    Number(f64),
+    /// A word, such as `"adaptive"` or `"inf"`.
+    Text(String),
+    /// `true` or `false`.
+    Bool(bool),
+}
+
+/// A parameter a window law accepts.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamSpec {
+    /// Its key.
+    pub name: &'static str,
+    /// Its default, as written in a scenario (`"required"` if it has none).
+    pub default: &'static str,
+    /// What it means and what values are valid.
+    pub meaning: &'static str,
+}
+
+/// One row of the reference table.
+#[derive(Clone, Copy, Debug)]
+pub struct AlgorithmInfo {
+    /// Configuration name.
+    pub name: &'static str,
+    /// Increase of `w_r` per packet acknowledged in congestion avoidance.
+    pub increase: &'static str,
+    /// Decrease of `w_r` per loss event.
+    pub decrease: &'static str,
+    /// Parameters.
+    pub params: &'static [ParamSpec],
+    /// Where it comes from.
+    pub source: &'static str,
+}
+
+/// Every window law this build offers, in the order of ALGORITHMS.md.
+pub const ALGORITHMS: &[AlgorithmInfo] = &[
+    AlgorithmInfo { name: "reno", increase: "1/w", decrease: "w/2", params: &[], source: "RFC 5681" },
+    AlgorithmInfo {
+        name: "mult-tcp",
+        increase: "N/w",
+        decrease: "w/(2N)",
+        params: &[ParamSpec { name: "n", default: "required", meaning: "number of TCPs emulated, N ≥ 1" }],
+        source: "seed 004 §II-B.4 (MultTCP)",
+    },
+    AlgorithmInfo {
+        name: "uncoupled",
+        increase: "a/w_r",
+        decrease: "w_r/2",
+        params: &[ParamSpec {
+            name: "a",
+            default: "1",
+            meaning: "increase scale, a > 0 (1: independent Reno; 1/n²: fair at a shared bottleneck)",
+        }],
+        source: "seeds 000 (EWTCP), 001",
+    },
+    AlgorithmInfo {
+        name: "coupled",
+        increase: "(w_r/τ_r²)/X²",
+        decrease: "w_r/2",
+        params: &[],
+        source: "seed 000 (Coupled; Kelly and Voice)",
+    },
+    AlgorithmInfo {
+        name: "semicoupled-phi",
+        increase: "a^(2−φ)·w_r^(1−φ)/W^(2−φ)",
+        decrease: "w_r/b",
+        params: &[
+            ParamSpec { name: "phi", default: "1", meaning: "φ ∈ [0, 2]: 0 is seed 001's COUPLED, 1 SEMICOUPLED, 2 uncoupled" },
+            ParamSpec { name: "a", default: "1", meaning: "a > 0, or \"adaptive\" (RTT compensation, htsim's ε-family; φ < 2)" },
+            ParamSpec { name: "b", default: "2", meaning: "decrease divisor, b > 1" },
+        ],
+        source: "seed 001 §4, §5",
+    },
+    AlgorithmInfo {
+        name: "coupled-scalable",
+        increase: "a",
+        decrease: "W/b (at most w_r)",
+        params: &[
+            ParamSpec { name: "a", default: "0.01", meaning: "increase per ACK, packets, a > 0" },
+            ParamSpec { name: "b", default: "2", meaning: "divisor of the total window, b > 1" },
+        ],
+        source: "seed 001 §2",
+    },
+    AlgorithmInfo { name: "semicoupled", increase: "1/(τ_r·X)", decrease: "w_r/2", params: &[], source: "seed 000 (Semicoupled)" },
+    AlgorithmInfo {
+        name: "lia",
+        increase: "min(max_k(w_k/τ_k²)/X², 1/w_r)",
+        decrease: "w_r/2",
+        params: &[],
+        source: "RFC 6356; seed 001 §5 (RTT COMPENSATOR); seed 000 (Max)",
+    },
+    AlgorithmInfo {
+        name: "link-fair",
+        increase: "min over S ∋ r of max_{s∈S}(w_s/τ_s²)/(Σ_{s∈S} w_s/τ_s)²",
+        decrease: "w_r/2",
+        params: &[],
+        source: "seed 001 appendix A",
+    },
+    AlgorithmInfo {
+        name: "generalized",
+        increase: "x_r/(τ_r·X²)·(1+β(‖x‖_n/x_r−1))·(1+η(x_max/x_r−1))",
+        decrease: "(w_r/2)·(1+η(x_max/x_r−1))",
+        params: &[
+            ParamSpec { name: "beta", default: "0.2", meaning: "β ≥ 0" },
+            ParamSpec { name: "eta", default: "0.5", meaning: "η ≥ 0" },
+            ParamSpec { name: "n", default: "\"inf\"", meaning: "norm order: a number ≥ 1 or \"inf\"" },
+        ],
+        source: "seed 000 eq. 12 via eq. 5 (defaults: Balia's point)",
+    },
+    AlgorithmInfo {
+        name: "balia",
+        increase: "x_r/(τ_r·X²)·((1+α_r)/2)·((4+α_r)/5), α_r = x_max/x_r",
+        decrease: "(w_r/2)·min(α_r, 1.5)",
+        params: &[ParamSpec {
+            name: "integer_alpha",
+            default: "false",
+            meaning: "true: the Linux module's α floored to an integer before min(α, 1.5)",
+        }],
+        source: "seed 000 eqs. 1–2",
+    },
+    AlgorithmInfo { name: "olia", increase: "(w_r/τ_r²)/X² + α_r/w_r", decrease: "w_r/2", params: &[], source: "seed 002 eqs. 3–6" },
+    AlgorithmInfo {
+        name: "rsf-db",
+        increase: "(1/w_r)·min(1, (d − q_r)/q_r), q_r = srtt − min RTT",
+        decrease: "w_r/2",
+        params: &[ParamSpec { name: "d", default: "\"100ms\"", meaning: "target delay, a time > 0" }],
+        source: "seed 003 eq. 1",
+    },
+    AlgorithmInfo {
+        name: "rsf-lb",
+        increase: "(1/w_r)·min(1, (μ − λ_r·l_r)/(λ_r·l_r)), λ_r = w_r/τ_r, l_r = 1/max(l1, l2)",
+        decrease: "w_r/2",
+        params: &[ParamSpec { name: "mu", default: "4", meaning: "target loss rate, packets per second, μ > 0" }],
+        source: "seed 003 eq. 2",
+    },
+];
+
+/// A window law and its parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Algorithm {
+    /// `reno`.
+    Reno,
+    /// `mult-tcp`.
+    MultTcp {
+        /// N.
+        n: f64,
+    },
+    /// `uncoupled`.
+    Uncoupled {
+        /// a.
+        a: f64,
+    },
+    /// `coupled`.
+    Coupled,
+    /// `semicoupled-phi`.
+    SemicoupledPhi {
+        /// φ.
+        phi: f64,
+        /// a.
+        a: Aggressiveness,
+        /// b.
+        b: f64,
+    },
+    /// `coupled-scalable`.
+    CoupledScalable {
+        /// a.
+        a: f64,
+        /// b.
+        b: f64,
+    },
+    /// `semicoupled`.
+    Semicoupled,
+    /// `lia`.
+    Lia,
+    /// `link-fair`.
+    LinkFair,
+    /// `generalized`.
+    Generalized {
+        /// β.
+        beta: f64,
+        /// η.
+        eta: f64,
+        /// n.
+        n: NormOrder,
+    },
+    /// `balia`.
+    Balia {
+        /// The Linux module's integer α.
+        integer_alpha: bool,
+    },
+    /// `olia`.
+    Olia,
+    /// `rsf-db`.
+    RsfDb {
+        /// Target delay, seconds.
+        d: f64,
+    },
+    /// `rsf-lb`.
+    RsfLb {
+        /// Target loss rate, packets per second.
+        mu: f64,
+    },
+}
+
+/// A parameter that is unknown, missing or out of range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamError {
+    /// The parameter (empty when the algorithm name itself is wrong).
+    pub key: String,
+    /// What was wrong and what is valid.
+    pub message: String,
+}
+
+struct Params<'a> {
+    info: &'static AlgorithmInfo,
+    given: &'a [(String, ParamValue)],
+}
+
+impl Params<'_> {
+    fn error(&self, key: &str, message: impl Into<String>) -> ParamError {
+        ParamError { key: key.to_string(), message: message.into() }
+    }
+
+    fn get(&self, key: &str) -> Option<&ParamValue> {
+        self.given.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    fn number(&self, key: &str, default: Option<f64>, valid: impl Fn(f64) -> bool, expected: &str) -> Result<f64, ParamError> {
+        let v = match (self.get(key), default) {
+            (Some(ParamValue::Number(v)), _) => *v,
+            (None, Some(d)) => d,
+            (None, None) => return Err(self.error(key, format!("missing; {} needs {key}: {expected}", self.info.name))),
+            (Some(other), _) => return Err(self.error(key, format!("expected {expected}, got {other:?}"))),
+        };
+        if valid(v) { Ok(v) } else { Err(self.error(key, format!("expected {expected}, got {v}"))) }
+    }
+}
+
+impl Algorithm {
+    /// Every configuration name this build offers.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        ALGORITHMS.iter().map(|a| a.name)
+    }
+
+    /// The algorithm called `name` with parameters `given` (defaults for the others).
+    pub fn from_params(name: &str, given: &[(String, ParamValue)]) -> Result<Algorithm, ParamError> {
+        let Some(info) = ALGORITHMS.iter().find(|a| a.name == name) else {
+            return Err(ParamError { key: String::new(), message: format!("unknown algorithm \"{name}\"") });
+        };
+        if let Some((key, _)) = given.iter().find(|(k, _)| !info.params.iter().any(|p| p.name == k)) {
+            let valid: Vec<&str> = info.params.iter().map(|p| p.name).collect();
+            let valid = if valid.is_empty() { "it takes none".to_string() } else { format!("valid: {}", valid.join(", ")) };
+            return Err(ParamError { key: key.clone(), message: format!("\"{name}\" has no parameter \"{key}\" ({valid})") });
+        }
+        let p = Params { info, given };
+        let positive = |v: f64| v > 0.0 && v.is_finite();
+        let above_one = |v: f64| v > 1.0 && v.is_finite();
+        let non_negative = |v: f64| v >= 0.0 && v.is_finite();
+        Ok(match name {
+            "reno" => Algorithm::Reno,
+            "mult-tcp" => Algorithm::MultTcp { n: p.number("n", None, |v| v >= 1.0 && v.is_finite(), "a number N ≥ 1")? },
+            "uncoupled" => Algorithm::Uncoupled { a: p.number("a", Some(1.0), positive, "a > 0")? },
+            "coupled" => Algorithm::Coupled,
+            "semicoupled-phi" => {
+                let phi = p.number("phi", Some(1.0), |v| (0.0..=2.0).contains(&v), "φ in [0, 2]")?;
+                let a = match p.get("a") {
+                    Some(ParamValue::Text(t)) if t == "adaptive" => {
+                        if phi >= 2.0 {
+                            return Err(p.error("a", "\"adaptive\" needs φ < 2 (at φ = 2 the adaptation is undefined)"));
+                        }
+                        Aggressiveness::Adaptive
+                    }
+                    _ => Aggressiveness::Fixed(p.number("a", Some(1.0), positive, "a > 0 or \"adaptive\"")?),
+                };
+                Algorithm::SemicoupledPhi { phi, a, b: p.number("b", Some(2.0), above_one, "b > 1")? }
+            }
+            "coupled-scalable" => Algorithm::CoupledScalable {
+                a: p.number("a", Some(0.01), positive, "a > 0")?,
+                b: p.number("b", Some(2.0), above_one, "b > 1")?,
+            },
+            "semicoupled" => Algorithm::Semicoupled,
+            "lia" => Algorithm::Lia,
+            "link-fair" => Algorithm::LinkFair,
+            "generalized" => {
+                let n = match p.get("n") {
+                    None => NormOrder::Infinity,
+                    Some(ParamValue::Text(t)) if t == "inf" => NormOrder::Infinity,
+                    _ => NormOrder::Finite(p.number("n", None, |v| v >= 1.0 && v.is_finite(), "n ≥ 1 or \"inf\"")?),
+                };
+                Algorithm::Generalized {
+                    beta: p.number("beta", Some(0.2), non_negative, "β ≥ 0")?,
+                    eta: p.number("eta", Some(0.5), non_negative, "η ≥ 0")?,
+                    n,
+                }
+            }
+            "balia" => Algorithm::Balia {
+                integer_alpha: match p.get("integer_alpha") {
+                    None => false,
+                    Some(ParamValue::Bool(b)) => *b,
+                    Some(other) => return Err(p.error("integer_alpha", format!("expected true or false, got {other:?}"))),
+                },
+            },
+            "olia" => Algorithm::Olia,
+            "rsf-db" => Algorithm::RsfDb { d: p.number("d", Some(0.1), positive, "a target delay > 0, such as \"100ms\"")? },
+            "rsf-lb" => Algorithm::RsfLb { mu: p.number("mu", Some(4.0), positive, "a target loss rate μ > 0, packets per second")? },
+            _ => unreachable!("every name of ALGORITHMS is handled"),
+        })
+    }
+
+    /// The algorithm called `name` with its default parameters.
+    pub fn by_name(name: &str) -> Option<Algorithm> {
+        Self::from_params(name, &[]).ok()
+    }
+
+    /// The configuration name.
+    pub fn name(&self) -> &'static str {
+        self.build().name()
+    }
+
+    /// A fresh controller for one connection.
+    pub fn build(&self) -> Box<dyn CoupledController> {
+        match *self {
+            Algorithm::Reno => Box::new(Reno),
+            Algorithm::MultTcp { n } => Box::new(MultTcp { n }),
+            Algorithm::Uncoupled { a } => Box::new(Uncoupled { a }),
+            Algorithm::Coupled => Box::new(Coupled),
+            Algorithm::SemicoupledPhi { phi, a, b } => Box::new(SemicoupledPhi { phi, a, b }),
+            Algorithm::CoupledScalable { a, b } => Box::new(CoupledScalable { a, b }),
+            Algorithm::Semicoupled => Box::new(Semicoupled),
+            Algorithm::Lia => Box::new(Lia),
+            Algorithm::LinkFair => Box::new(LinkFair),
+            Algorithm::Generalized { beta, eta, n } => Box::new(Generalized { beta, eta, n }),
+            Algorithm::Balia { integer_alpha } => Box::new(Balia { integer_alpha }),
+            Algorithm::Olia => Box::new(Olia),
+            Algorithm::RsfDb { d } => Box::new(RsfDb { d }),
+            Algorithm::RsfLb { mu } => Box::new(RsfLb { mu }),
+        }
+    }
+
+    /// The most subflows a connection with this law may have.
+    pub fn max_subflows(&self) -> usize {
+        match self {
+            Algorithm::LinkFair => crate::link_fair::MAX_SUBFLOWS,
+            _ => usize::MAX,
+        }
+    }
+}
+
+/// The reference table as Markdown (the body of `docs/algorithms.md`).
+pub fn reference_markdown() -> String {
+    let mut out = String::from(
+        "| name | increase of w_r per packet acknowledged (congestion avoidance) | decrease per loss | parameters (default) | source |\n|---|---|---|---|---|\n",
+    );
+    for a in ALGORITHMS {
+        let params: Vec<String> = a.params.iter().map(|p| format!("`{}` = {}: {}", p.name, p.default, p.meaning)).collect();
+        let params = if params.is_empty() { "—".to_string() } else { params.join("; ") };
+        out.push_str(&format!("| `{}` | `{}` | `{}` | {} | {} |\n", a.name, a.increase, a.decrease, params, a.source));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::SubflowState;
+
+    fn num(k: &str, v: f64) -> (String, ParamValue) {
+        (k.to_string(), ParamValue::Number(v))
+    }
+
+    #[test]
+    fn every_name_builds_with_its_defaults_except_required_ones() {
+        for info in ALGORITHMS {
+            let required = info.params.iter().any(|p| p.default == "required");
+            let built = Algorithm::from_params(info.name, &[]);
+            assert_eq!(built.is_err(), required, "{}", info.name);
+            if let Ok(a) = built {
+                assert_eq!(a.name(), info.name);
+            }
+        }
+    }
+
+    #[test]
+    fn invalid_parameters_are_rejected_with_what_is_valid() {
+        let err = |name: &str, given: &[(String, ParamValue)]| Algorithm::from_params(name, given).unwrap_err();
+        assert!(err("semicoupled-phi", &[num("phi", 2.5)]).message.contains("φ in [0, 2]"));
+        assert!(err("generalized", &[num("beta", -1.0)]).message.contains("β ≥ 0"));
+        assert!(err("generalized", &[num("n", 0.5)]).message.contains("n ≥ 1"));
+        assert!(err("uncoupled", &[num("a", 0.0)]).message.contains("a > 0"));
+        assert!(err("mult-tcp", &[]).message.contains("missing"));
+        assert!(err("lia", &[num("phi", 1.0)]).message.contains("it takes none"));
+        assert!(err("balia", &[num("beta", 1.0)]).message.contains("valid: integer_alpha"));
+        assert!(err("semicoupled-phi", &[num("phi", 2.0), ("a".into(), ParamValue::Text("adaptive".into()))]).message.contains("φ < 2"));
+        assert!(err("lai", &[]).message.contains("unknown algorithm"));
+    }
+
+    /// With one subflow every law is Reno (`+1/w`, `−w/2`), except those meant to differ.
+    #[test]
+    fn one_subflow_reduces_to_reno() {
+        let meant_to_differ = ["mult-tcp", "uncoupled", "coupled-scalable", "rsf-db", "rsf-lb"];
+        for (w, srtt) in [(10.0, 0.010), (37.5, 0.2), (2.0, 1.5)] {
+            let s = [SubflowState { min_rtt: srtt, ..SubflowState::with_window(w, srtt) }];
+            for info in ALGORITHMS.iter().filter(|a| !meant_to_differ.contains(&a.name)) {
+                let law = Algorithm::by_name(info.name).unwrap().build();
+                let (inc, dec) = (law.increase(&s, 0), law.decrease(&s, 0));
+                assert!((inc - 1.0 / w).abs() < 1e-12 * inc, "{}: increase {inc} at w = {w}", info.name);
+                assert!((dec - w / 2.0).abs() < 1e-12 * dec, "{}: decrease {dec} at w = {w}", info.name);
+            }
+            // The ones meant to differ reduce to Reno at their neutral settings.
+            for (name, given) in [("mult-tcp", vec![num("n", 1.0)]), ("uncoupled", vec![num("a", 1.0)])] {
+                let law = Algorithm::from_params(name, &given).unwrap().build();
+                assert!((law.increase(&s, 0) - 1.0 / w).abs() < 1e-12 && (law.decrease(&s, 0) - w / 2.0).abs() < 1e-12, "{name}");
+            }
+            // RSF with no queueing and no loss is Reno.
+            for name in ["rsf-db", "rsf-lb"] {
+                let law = Algorithm::by_name(name).unwrap().build();
+                assert!((law.increase(&s, 0) - 1.0 / w).abs() < 1e-12 && (law.decrease(&s, 0) - w / 2.0).abs() < 1e-12, "{name}");
+            }
+        }
+    }
+}

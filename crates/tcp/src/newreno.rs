@@ -1,0 +1,157 @@
+//! The NewReno machine of each subflow (RFC 5681, RFC 6582, RFC 6298): acknowledgements,
+//! duplicate acknowledgements, fast recovery, and the retransmission timeout. Every window
+//! change comes from the connection's window law.
+
+use sim_core::Time;
+
+use crate::connection::{Connection, Ctx};
+use crate::event::Event;
+use crate::receiver::Ack;
+
+impl Connection {
+    /// A loss event on subflow `r`: the window law's decrease sets the new ssthresh.
+    fn reduce(&mut self, r: usize) -> f64 {
+        self.cc.on_loss(&self.states, r);
+        let decrease = self.cc.decrease(&self.states, r);
+        let st = &mut self.states[r];
+        st.ssthresh = (st.cwnd - decrease).max(self.config.min_ssthresh);
+        st.record_loss();
+        st.ssthresh
+    }
+
+    /// Acknowledgement `ack` arrived on subflow `r`, carrying the data-level acknowledgement
+    /// `data_ack`.
+    pub fn on_ack(&mut self, r: usize, ack: Ack, data_ack: u64, ctx: &mut Ctx) {
+        let window_opened = data_ack > self.data.acked;
+        self.data.acked = self.data.acked.max(data_ack);
+        let now = ctx.events.now();
+        let s = &mut self.senders[r];
+        if ack.next > s.snd_una {
+            let newly = ack.next - s.snd_una;
+            if !ack.echo_retransmitted {
+                s.rtt.sample(now - ack.echo);
+                let st = &mut self.states[r];
+                st.srtt = s.rtt.srtt().expect("sampled").as_secs_f64();
+                st.min_rtt = s.rtt.min_rtt().expect("sampled").as_secs_f64();
+                s.counters.srtt_sum += st.srtt;
+                s.counters.rtt_samples += 1;
+            }
+            s.forget_acked(newly);
+            s.snd_una = ack.next;
+            s.snd_nxt = s.snd_nxt.max(s.snd_una);
+            s.counters.acked += newly;
+            self.states[r].record_acked(newly);
+            self.account_cwnd(r, now);
+            let s = &mut self.senders[r];
+            if self.states[r].in_recovery {
+                if s.recover.is_some_and(|rec| ack.next > rec) {
+                    // RFC 6582 step 3, full ACK: deflate to ssthresh and leave recovery.
+                    let st = &mut self.states[r];
+                    st.in_recovery = false;
+                    st.cwnd = st.ssthresh;
+                    s.dupacks = 0;
+                } else {
+                    // Partial ACK: retransmit the next hole, deflate by what was acked, add
+                    // back one segment, and re-arm the timer on the first partial ACK only.
+                    let st = &mut self.states[r];
+                    st.cwnd = (st.cwnd - newly as f64 + 1.0).max(1.0);
+                    let first = !s.partial_seen;
+                    s.partial_seen = true;
+                    let (hole, data_seq) = (s.snd_una, s.data_seq(s.snd_una));
+                    self.transmit(r, hole, data_seq, ctx);
+                    if first {
+                        self.arm_timer(r, ctx);
+                    }
+                    self.resend(r, ctx);
+                    self.schedule(ctx);
+                    return;
+                }
+            } else {
+                s.dupacks = 0;
+                let st = &self.states[r];
+                let growth = if st.cwnd < st.ssthresh {
+                    // Slow start with appropriate byte counting, L = 2 (RFC 3465).
+                    newly.min(2) as f64
+                } else {
+                    newly as f64 * self.cc.increase(&self.states, r)
+                };
+                // Some laws (OLIA, RSF) may shrink the window; it never goes below one packet.
+                let st = &mut self.states[r];
+                st.cwnd = (st.cwnd + growth).max(1.0);
+            }
+            self.cc.on_ack(&self.states, r, newly);
+            if self.senders[r].outstanding() {
+                self.arm_timer(r, ctx);
+            } else {
+                self.senders[r].stop_timer();
+            }
+            self.resend(r, ctx);
+            self.schedule(ctx);
+        } else if ack.next == s.snd_una && s.outstanding() {
+            s.dupacks += 1;
+            if self.states[r].in_recovery {
+                // RFC 6582 step 4: inflate by one segment per further duplicate.
+                self.account_cwnd(r, now);
+                self.states[r].cwnd += 1.0;
+                self.schedule(ctx);
+            } else if s.dupacks == 3 && s.may_enter_recovery(ack.next) {
+                // RFC 6582 step 2: fast retransmit, then fast recovery.
+                s.recover = Some(s.snd_max - 1);
+                s.partial_seen = false;
+                s.counters.fast_retransmits += 1;
+                self.account_cwnd(r, now);
+                let ssthresh = self.reduce(r);
+                let st = &mut self.states[r];
+                st.in_recovery = true;
+                st.cwnd = ssthresh + 3.0;
+                let s = &self.senders[r];
+                let (hole, data_seq) = (s.snd_una, s.data_seq(s.snd_una));
+                self.transmit(r, hole, data_seq, ctx);
+                self.schedule(ctx);
+            } else if window_opened {
+                self.schedule(ctx);
+            }
+        } else if window_opened {
+            self.schedule(ctx);
+        }
+    }
+
+    /// The retransmission timer of subflow `r` woke up.
+    pub fn on_timer(&mut self, r: usize, ctx: &mut Ctx) {
+        let now = ctx.events.now();
+        let s = &mut self.senders[r];
+        if now != s.rto_event {
+            return; // superseded by an earlier re-arm
+        }
+        s.rto_event = Time::NEVER;
+        if s.rto_deadline == Time::NEVER {
+            return;
+        }
+        if s.rto_deadline > now {
+            s.rto_event = s.rto_deadline;
+            ctx.events.schedule_timer(s.rto_deadline, Event::Retransmit(self.first_subflow + r as u32));
+            return;
+        }
+        if !s.outstanding() {
+            s.stop_timer();
+            return;
+        }
+        // RFC 6298 (5.5)-(5.7) and RFC 5681 (4): back off, collapse the window, go back N.
+        s.counters.timeouts += 1;
+        s.rtt.back_off();
+        s.recover = Some(s.snd_max - 1);
+        s.dupacks = 0;
+        s.snd_nxt = s.snd_una;
+        s.stop_timer();
+        self.account_cwnd(r, now);
+        if self.states[r].in_recovery {
+            self.states[r].cwnd = self.states[r].ssthresh;
+            self.states[r].in_recovery = false;
+        }
+        self.reduce(r);
+        self.states[r].cwnd = 1.0;
+        self.reinject_outstanding(r);
+        self.resend(r, ctx);
+        self.schedule(ctx);
+    }
+}
