@@ -3,6 +3,7 @@
 //! - `equipoise run FILE`: simulate, print a summary, write `flows`, `subflows`, `links` and
 //!   `timeseries` tables ([`tables`]).
 //! - `equipoise validate FILE`: check a scenario without running it.
+//! - `equipoise algorithms`: the window laws, as in `docs/algorithms.md`.
 
 mod summary;
 mod tables;
@@ -40,6 +41,8 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// Print the window laws, their formulas, parameters and defaults (Markdown).
+    Algorithms,
     /// Check a scenario without running it.
     Validate {
         /// The scenario file (TOML).
@@ -100,6 +103,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run { file, out, sets, seed, quiet } => run(&file, out, &sets, seed, quiet),
         Command::Validate { file, sets } => validate(&file, &sets),
+        Command::Algorithms => {
+            print!("{}", mptcp_cc::algorithm::reference_markdown());
+            Ok(())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

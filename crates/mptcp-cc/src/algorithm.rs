@@ -438,3 +438,17 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod docs {
+    /// `docs/algorithms.md` embeds the generated table verbatim, so the page cannot drift from
+    /// the code.
+    #[test]
+    fn the_documentation_page_matches_the_code() {
+        let page = include_str!("../../../docs/algorithms.md");
+        let start = page.find("<!-- generated: equipoise algorithms -->\n").expect("start marker")
+            + "<!-- generated: equipoise algorithms -->\n".len();
+        let end = page.find("<!-- end generated -->").expect("end marker");
+        assert_eq!(&page[start..end], super::reference_markdown(), "regenerate with `equipoise algorithms`");
+    }
+}

@@ -212,3 +212,18 @@ fn a_missing_file_is_named() {
     let err = topologies::load(std::path::Path::new("no/such/file.toml"), &[]).unwrap_err();
     assert!(err.to_string().starts_with("no/such/file.toml: cannot read the file"), "{err}");
 }
+
+#[test]
+fn every_shipped_scenario_runs_a_short_variant() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut files: Vec<_> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect();
+    files.sort();
+    assert!(files.len() >= 4, "{files:?}");
+    for file in files {
+        let sets = [("sim.duration".to_string(), "3s".to_string()), ("sim.warmup".to_string(), "1s".to_string())];
+        let scenario = topologies::load(&file, &sets).unwrap_or_else(|e| panic!("{e}"));
+        let out = scenario.build().unwrap_or_else(|e| panic!("{e}")).run();
+        assert!(out.flows.iter().map(|f| f.bytes_delivered).sum::<u64>() > 0, "{}: nothing delivered", file.display());
+    }
+}
