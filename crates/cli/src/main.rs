@@ -4,8 +4,15 @@
 //!   `timeseries` tables ([`tables`]).
 //! - `equipoise validate FILE`: check a scenario without running it.
 //! - `equipoise algorithms`: the window laws, as in `docs/algorithms.md`.
+//! - `equipoise sweep FILE`: many runs on all cores into one Parquet dataset ([`sweep`]), or a
+//!   Slurm job array of shards ([`slurm`]); `summarize` and `plot` read the dataset back.
 
+mod dataset;
+mod plot;
+mod slurm;
+mod summarize;
 mod summary;
+mod sweep;
 mod tables;
 
 use std::path::{Path, PathBuf};
@@ -43,6 +50,72 @@ enum Command {
     },
     /// Print the window laws, their formulas, parameters and defaults (Markdown).
     Algorithms,
+    /// Run every point and replicate of a sweep file into one Parquet dataset.
+    Sweep {
+        /// The sweep file (TOML).
+        file: PathBuf,
+        /// Dataset directory [default: results/<sweep file name>].
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Runs at once [default: all cores].
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Run only the K-th of N deterministic parts (1 ≤ K ≤ N).
+        #[arg(long, value_name = "K/N")]
+        shard: Option<sweep::Shard>,
+        /// Skip the runs already in the dataset.
+        #[arg(long)]
+        resume: bool,
+        /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
+        /// Write a Slurm batch script (a job array of shards) instead of running.
+        #[arg(long)]
+        slurm: bool,
+        /// Slurm: number of shards (array tasks).
+        #[arg(long, default_value_t = 10)]
+        slurm_shards: usize,
+        /// Slurm: CPUs per task.
+        #[arg(long, default_value_t = 4)]
+        slurm_cpus: usize,
+        /// Slurm: wall-time limit per task.
+        #[arg(long, default_value = "04:00:00")]
+        slurm_time: String,
+        /// Slurm: memory per task.
+        #[arg(long, default_value = "4G")]
+        slurm_mem: String,
+        /// Slurm: partition.
+        #[arg(long)]
+        slurm_partition: Option<String>,
+    },
+    /// Mean and 95% confidence interval across replicates, per point, entity and metric.
+    Summarize {
+        /// The dataset directory of a sweep.
+        dir: PathBuf,
+    },
+    /// Line plot of a metric against a swept key, with 95% confidence bands (SVG).
+    Plot {
+        /// The dataset directory of a sweep.
+        dir: PathBuf,
+        /// Swept key on the x axis.
+        #[arg(long)]
+        x: String,
+        /// Metric as TABLE.COLUMN, such as flows.goodput_bps or links.utilization.
+        #[arg(long)]
+        y: String,
+        /// Swept key drawing one line per value.
+        #[arg(long)]
+        by: Option<String>,
+        /// Only flows (or links) whose name starts with this.
+        #[arg(long = "where", value_name = "NAME")]
+        filter: Option<String>,
+        /// How the matching rows of one run become one value.
+        #[arg(long, value_enum, default_value_t = plot::Aggregate::Sum)]
+        agg: plot::Aggregate,
+        /// Output file [default: DIR/<y>-vs-<x>.svg].
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Check a scenario without running it.
     Validate {
         /// The scenario file (TOML).
@@ -98,11 +171,62 @@ fn validate(file: &Path, sets: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+fn write_slurm(file: &Path, out: &Path, args: &slurm::SlurmArgs) -> Result<(), String> {
+    // Validate the sweep now rather than on the cluster.
+    topologies::sweep::Sweep::load(file).map_err(|e| e.to_string())?;
+    let absolute = |p: &Path| std::path::absolute(p).map_err(|e| format!("{}: {e}", p.display()));
+    let program = std::env::current_exe().map_err(|e| e.to_string())?;
+    let (file, out) = (absolute(file)?, absolute(out)?);
+    std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let script = out.join("sweep.sbatch");
+    std::fs::write(&script, slurm::script(&program, &file, &out, args)).map_err(|e| format!("cannot write {}: {e}", script.display()))?;
+    println!("wrote {}: submit it with `sbatch {}`", script.display(), script.display());
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run { file, out, sets, seed, quiet } => run(&file, out, &sets, seed, quiet),
         Command::Validate { file, sets } => validate(&file, &sets),
+        Command::Sweep {
+            file,
+            out,
+            jobs,
+            shard,
+            resume,
+            quiet,
+            slurm,
+            slurm_shards,
+            slurm_cpus,
+            slurm_time,
+            slurm_mem,
+            slurm_partition,
+        } => {
+            let out = out.unwrap_or_else(|| default_out(&file));
+            if slurm {
+                let args = slurm::SlurmArgs {
+                    shards: slurm_shards,
+                    cpus: slurm_cpus,
+                    time: slurm_time,
+                    mem: slurm_mem,
+                    partition: slurm_partition,
+                };
+                write_slurm(&file, &out, &args)
+            } else {
+                let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+                let args = sweep::SweepArgs { file, out: out.clone(), jobs, shard, resume, quiet };
+                sweep::sweep(&args).map(|(ok, failed, skipped)| {
+                    if !quiet {
+                        println!("{ok} runs done, {failed} failed, {skipped} already done; dataset in {}/", out.display());
+                    }
+                })
+            }
+        }
+        Command::Summarize { dir } => summarize::summarize(&dir).map(|digest| print!("{digest}")),
+        Command::Plot { dir, x, y, by, filter, agg, out } => {
+            plot::plot(&plot::PlotArgs { dir, x, y, by, filter, aggregate: agg, out }).map(|f| println!("wrote {}", f.display()))
+        }
         Command::Algorithms => {
             print!("{}", mptcp_cc::algorithm::reference_markdown());
             Ok(())

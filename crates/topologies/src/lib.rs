@@ -10,6 +10,9 @@
 //!    size) and construction of a `tcp::Simulation`.
 //!
 //! Every error is a [`ScenarioError`] naming the file, the key path and what was expected.
+//!
+//! [`sweep`] reads sweep files (a base scenario, a grid, zipped keys, explicit points and
+//! replicates) into the list of runs, each with its own derived seed.
 
 pub mod build;
 pub mod error;
@@ -17,6 +20,7 @@ pub mod model;
 pub mod overrides;
 pub mod parse;
 pub mod reader;
+pub mod sweep;
 pub mod units;
 
 pub use error::{Result, ScenarioError};

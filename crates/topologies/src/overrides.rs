@@ -67,7 +67,9 @@ fn set_in(table: &mut Table, rest: &str, value: Value, prefix: &str) -> Result<(
         }
         Some((head, tail)) => {
             let here = format!("{prefix}.{head}");
-            let entry = table.entry(head.to_string()).or_insert_with(|| Value::Table(Table::new()));
+            // A flow without `cc` runs reno: a parameter set on it is a parameter of reno.
+            let default = if head == "cc" { Value::String("reno".into()) } else { Value::Table(Table::new()) };
+            let entry = table.entry(head.to_string()).or_insert(default);
             // `cc = "lia"` then `--set flow.x.cc.beta=…`: promote the name to a table.
             if let Value::String(name) = entry
                 && head == "cc"

@@ -1,0 +1,97 @@
+//! Reading a sweep dataset back: every run file of a table as one frame, and plain per-row
+//! access for the statistics.
+
+use std::fs::File;
+use std::path::Path;
+
+use polars::prelude::*;
+
+/// Columns that identify a run rather than measure it.
+pub const RUN_COLUMNS: [&str; 3] = ["point", "replicate", "seed"];
+
+/// Every run file of `table` in dataset `dir`, stacked in file-name (run) order.
+pub fn read_table(dir: &Path, table: &str) -> Result<DataFrame, String> {
+    let folder = dir.join(table);
+    let mut files: Vec<_> = std::fs::read_dir(&folder)
+        .map_err(|e| format!("{}: not a sweep dataset ({e})", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
+        .collect();
+    files.sort();
+    let mut frames = files.iter().map(|f| {
+        let file = File::open(f).map_err(|e| format!("cannot open {}: {e}", f.display()))?;
+        ParquetReader::new(file).finish().map_err(|e| format!("cannot read {}: {e}", f.display()))
+    });
+    let Some(first) = frames.next() else { return Err(format!("{}: no runs yet", folder.display())) };
+    let mut all = first?;
+    for f in frames {
+        all.vstack_mut(&f?).map_err(|e| e.to_string())?;
+    }
+    Ok(all)
+}
+
+/// A column as f64 values (nulls as NaN), if it is numeric.
+pub fn numbers(df: &DataFrame, name: &str) -> Option<Vec<f64>> {
+    let col = df.column(name).ok()?;
+    if !col.dtype().is_primitive_numeric() {
+        return None;
+    }
+    let cast = col.cast(&DataType::Float64).ok()?;
+    let values = cast.as_materialized_series().f64().ok()?.iter().map(|v| v.unwrap_or(f64::NAN)).collect();
+    Some(values)
+}
+
+/// A column as text, whatever its type.
+pub fn texts(df: &DataFrame, name: &str) -> Option<Vec<String>> {
+    let col = df.column(name).ok()?;
+    let s = col.as_materialized_series();
+    Some((0..s.len()).map(|i| s.get(i).map(|v| v.str_value().to_string()).unwrap_or_default()).collect())
+}
+
+/// Two-sided 95 % quantile of Student's t with `df` degrees of freedom.
+pub fn t95(df: usize) -> f64 {
+    const TABLE: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101,
+        2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::NAN,
+        1..=30 => TABLE[df - 1],
+        // Beyond the table, 1.96 + 2.4/df is within 0.002 of the exact quantile.
+        _ => 1.96 + 2.4 / df as f64,
+    }
+}
+
+/// Mean, sample standard deviation and 95 % confidence half-width of `xs` (NaN values
+/// skipped); the half-width is NaN for fewer than two values.
+pub fn mean_ci(xs: &[f64]) -> (usize, f64, f64, f64) {
+    let xs: Vec<f64> = xs.iter().copied().filter(|x| !x.is_nan()).collect();
+    let n = xs.len();
+    if n == 0 {
+        return (0, f64::NAN, f64::NAN, f64::NAN);
+    }
+    let mean = xs.iter().sum::<f64>() / n as f64;
+    if n == 1 {
+        return (1, mean, f64::NAN, f64::NAN);
+    }
+    let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1) as f64;
+    let sd = var.sqrt();
+    (n, mean, sd, t95(n - 1) * sd / (n as f64).sqrt())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn confidence_interval_by_hand() {
+        // 2, 4, 4, 4, 5, 5, 7, 9: mean 5, sample variance 32/7, sd 2.13809,
+        // half-width t(7) · sd / √8 = 2.365 · 2.13809 / 2.82843 = 1.78776
+        let (n, mean, sd, half) = mean_ci(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]);
+        assert_eq!((n, mean), (8, 5.0));
+        assert!((sd - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
+        assert!((half - 1.787_76).abs() < 1e-5, "{half}");
+        assert!(mean_ci(&[3.0]).3.is_nan());
+        assert!((t95(60) - 2.000).abs() < 0.002 && (t95(120) - 1.980).abs() < 0.002);
+    }
+}

@@ -1,0 +1,184 @@
+//! `equipoise plot DIR --x KEY --y TABLE.COLUMN [--by KEY]`: a line per series with its 95 %
+//! confidence band across replicates, drawn to SVG.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use plotters::prelude::*;
+
+use crate::dataset::{mean_ci, numbers, read_table, texts};
+
+/// How the rows of one run (several flows or links) become one value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Aggregate {
+    /// Sum over the matching rows (total goodput).
+    Sum,
+    /// Mean over the matching rows.
+    Mean,
+    /// Smallest.
+    Min,
+    /// Largest.
+    Max,
+}
+
+impl Aggregate {
+    fn name(self) -> &'static str {
+        match self {
+            Aggregate::Sum => "sum",
+            Aggregate::Mean => "mean",
+            Aggregate::Min => "min",
+            Aggregate::Max => "max",
+        }
+    }
+
+    fn apply(self, xs: &[f64]) -> f64 {
+        match self {
+            Aggregate::Sum => xs.iter().sum(),
+            Aggregate::Mean => xs.iter().sum::<f64>() / xs.len() as f64,
+            Aggregate::Min => xs.iter().copied().fold(f64::INFINITY, f64::min),
+            Aggregate::Max => xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
+}
+
+/// What to plot.
+pub struct PlotArgs {
+    /// The dataset.
+    pub dir: PathBuf,
+    /// Swept key on the x axis.
+    pub x: String,
+    /// `table.column` on the y axis (`flows.goodput_bps`).
+    pub y: String,
+    /// Swept key distinguishing the lines.
+    pub by: Option<String>,
+    /// Only rows whose entity (flow or link name) starts with this.
+    pub filter: Option<String>,
+    /// How a run's rows become one value.
+    pub aggregate: Aggregate,
+    /// Output file (`.svg`).
+    pub out: Option<PathBuf>,
+}
+
+/// A readable axis label for a column: its name with the unit spelled out.
+fn label(column: &str) -> String {
+    for (suffix, unit) in [("_bps", "bit/s"), ("_s", "s"), ("_pkts", "packets"), ("_bytes", "bytes")] {
+        if let Some(stem) = column.strip_suffix(suffix) {
+            return format!("{} ({unit})", stem.replace('_', " "));
+        }
+    }
+    column.replace('_', " ")
+}
+
+/// One series: x → (mean, half-width).
+type Series = BTreeMap<i64, (f64, f64, f64)>;
+
+fn series(args: &PlotArgs) -> Result<BTreeMap<String, Series>, String> {
+    let (table, column) =
+        args.y.split_once('.').ok_or_else(|| format!("--y {}: expected TABLE.COLUMN, such as flows.goodput_bps", args.y))?;
+    let df = read_table(&args.dir, table)?;
+    let y = numbers(&df, column).ok_or_else(|| format!("--y {}: {table} has no numeric column \"{column}\"", args.y))?;
+    let x = numbers(&df, &args.x).ok_or_else(|| format!("--x {}: not a numeric swept key of this dataset", args.x))?;
+    let by = match &args.by {
+        Some(k) => texts(&df, k).ok_or_else(|| format!("--by {k}: not a swept key of this dataset"))?,
+        None => vec![String::new(); df.height()],
+    };
+    let entity_col = match table {
+        "links" => "link",
+        _ => "flow",
+    };
+    let entities = texts(&df, entity_col).unwrap_or_else(|| vec![String::new(); df.height()]);
+    let points = numbers(&df, "point").unwrap_or_default();
+    let replicates = numbers(&df, "replicate").unwrap_or_default();
+    // Rows → one value per run, grouped by (series, x).
+    let mut per_run: BTreeMap<(String, i64, i64, i64), Vec<f64>> = BTreeMap::new();
+    for i in 0..df.height() {
+        if args.filter.as_ref().is_some_and(|f| !entities[i].starts_with(f.as_str())) {
+            continue;
+        }
+        // x keyed in millionths so that it sorts and groups exactly
+        let key = (by[i].clone(), (x[i] * 1e6).round() as i64, points[i] as i64, replicates[i] as i64);
+        per_run.entry(key).or_default().push(y[i]);
+    }
+    let mut grouped: BTreeMap<String, BTreeMap<i64, Vec<f64>>> = BTreeMap::new();
+    for ((s, xk, _, _), ys) in per_run {
+        grouped.entry(s).or_default().entry(xk).or_default().push(args.aggregate.apply(&ys));
+    }
+    if grouped.is_empty() {
+        return Err("nothing to plot: no rows match".into());
+    }
+    Ok(grouped
+        .into_iter()
+        .map(|(s, xs)| {
+            let points = xs.into_iter().map(|(xk, ys)| {
+                let (_, mean, _, half) = mean_ci(&ys);
+                let half = if half.is_nan() { 0.0 } else { half };
+                (xk, (mean, mean - half, mean + half))
+            });
+            (s, points.collect())
+        })
+        .collect())
+}
+
+/// Draws the plot; returns the file written.
+pub fn plot(args: &PlotArgs) -> Result<PathBuf, String> {
+    let data = series(args)?;
+    let out =
+        args.out.clone().unwrap_or_else(|| args.dir.join(format!("{}-vs-{}.svg", args.y.replace('.', "-"), args.x.replace('.', "-"))));
+    if out.extension().is_none_or(|e| e != "svg") {
+        return Err(format!("--out {}: only SVG output is supported (name the file .svg)", out.display()));
+    }
+    let all = data.values().flat_map(|s| s.iter());
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+    for (xk, (_, lo, hi)) in all {
+        let x = *xk as f64 / 1e6;
+        (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(*lo), y1.max(*hi));
+    }
+    if x0 == x1 {
+        (x0, x1) = (x0 - 0.5, x1 + 0.5);
+    }
+    let pad = (y1 - y0).abs().max(y1.abs() * 0.05).max(1e-12) * 0.05;
+    let (y0, y1) = ((y0 - pad).min(0.0f64.max(y0 - pad)), y1 + pad);
+    draw(&out, args, &data, (x0, x1), (y0, y1)).map_err(|e| format!("cannot draw {}: {e}", out.display()))?;
+    Ok(out)
+}
+
+fn draw(
+    out: &Path,
+    args: &PlotArgs,
+    data: &BTreeMap<String, Series>,
+    xr: (f64, f64),
+    yr: (f64, f64),
+) -> Result<(), Box<dyn std::error::Error>> {
+    let root = SVGBackend::new(out, (800, 520)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let (_, column) = args.y.split_once('.').unwrap_or(("", &args.y));
+    let title = match &args.filter {
+        Some(f) => format!("{} ({}, {} over {f}*)", label(column), args.y, args.aggregate.name()),
+        None => format!("{} ({}, {} per run)", label(column), args.y, args.aggregate.name()),
+    };
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(16)
+        .x_label_area_size(48)
+        .y_label_area_size(80)
+        .build_cartesian_2d(xr.0..xr.1, yr.0..yr.1)?;
+    chart.configure_mesh().x_desc(args.x.clone()).y_desc(label(column)).draw()?;
+    for (i, (name, points)) in data.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        let xs: Vec<(f64, f64, f64, f64)> = points.iter().map(|(xk, (m, lo, hi))| (*xk as f64 / 1e6, *m, *lo, *hi)).collect();
+        let band: Vec<(f64, f64)> = xs.iter().map(|p| (p.0, p.3)).chain(xs.iter().rev().map(|p| (p.0, p.2))).collect();
+        chart.draw_series(std::iter::once(Polygon::new(band, color.mix(0.2).filled())))?;
+        let legend = match &args.by {
+            Some(k) => format!("{k} = {name}"),
+            None => "mean, 95% CI".to_string(),
+        };
+        chart
+            .draw_series(LineSeries::new(xs.iter().map(|p| (p.0, p.1)), color.stroke_width(2)))?
+            .label(legend)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+        chart.draw_series(xs.iter().map(|p| Circle::new((p.0, p.1), 3, color.filled())))?;
+    }
+    chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw()?;
+    root.present()?;
+    Ok(())
+}

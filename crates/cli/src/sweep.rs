@@ -1,0 +1,230 @@
+//! `equipoise sweep`: every (point, replicate) of a sweep as an independent single-threaded
+//! simulation, on a rayon pool, into one Parquet dataset.
+//!
+//! The dataset is a directory with one file per run in each table's folder
+//! (`flows/run-000042.parquet`, …), so shards and resumed sweeps only add files, and
+//! `pl.read_parquet("DIR/flows/*.parquet")` or DuckDB's `read_parquet('DIR/flows/*.parquet')`
+//! read each table whole. `runs/` holds one row per finished run, written last: a run counts
+//! as done only once that file exists. No file records wall-clock time, so a dataset depends on
+//! nothing but the sweep file: any `--jobs`, any sharding, interrupted and resumed or not.
+
+use std::fs;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use polars::prelude::*;
+use rayon::prelude::*;
+use topologies::sweep::{Run, Sweep, value_text};
+
+use crate::tables::{self, Provenance};
+
+/// A shard: the `k`-th (1-based) of `n` deterministic parts of a sweep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// Which part, 1..=n.
+    pub k: usize,
+    /// How many parts.
+    pub n: usize,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let bad = || format!("expected K/N with 1 ≤ K ≤ N, such as 3/10, got \"{s}\"");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let (k, n): (usize, usize) = (k.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+        if k == 0 || n == 0 || k > n {
+            return Err(bad());
+        }
+        Ok(Shard { k, n })
+    }
+}
+
+impl Shard {
+    /// Whether run number `index` belongs to this shard (runs are dealt round-robin).
+    pub fn owns(&self, index: usize) -> bool {
+        index % self.n == self.k - 1
+    }
+}
+
+/// The tables of the dataset, one folder each.
+pub const TABLES: [&str; 5] = ["flows", "subflows", "links", "timeseries", "runs"];
+
+fn run_file(dir: &Path, table: &str, run: &Run) -> PathBuf {
+    dir.join(table).join(format!("run-{:06}.parquet", run.index))
+}
+
+/// Whether `run` finished in an earlier invocation.
+fn done(dir: &Path, run: &Run) -> bool {
+    run_file(dir, "runs", run).exists()
+}
+
+/// The columns every row of a run carries: point, replicate, seed and one per swept key.
+fn run_columns(sweep: &Sweep, run: &Run, height: usize) -> Vec<Column> {
+    let mut cols = vec![
+        Column::new("point".into(), vec![run.point as u32; height]),
+        Column::new("replicate".into(), vec![run.replicate; height]),
+        Column::new("seed".into(), vec![run.seed; height]),
+    ];
+    for key in &sweep.keys {
+        cols.push(key_column(sweep, key, run.point, height));
+    }
+    cols
+}
+
+/// The column of swept key `key` at `point`: integers as i64, other numbers as f64, booleans
+/// as booleans, anything else (or a key whose values mix types) as text.
+fn key_column(sweep: &Sweep, key: &str, point: usize, height: usize) -> Column {
+    let values: Vec<Option<&toml::Value>> = sweep.points.iter().map(|p| p.values.iter().find(|(k, _)| k == key).map(|(_, v)| v)).collect();
+    let integer = values.iter().flatten().all(|v| v.is_integer());
+    let numeric = values.iter().flatten().all(|v| v.is_float() || v.is_integer());
+    let boolean = values.iter().flatten().all(|v| v.is_bool());
+    let here = values[point];
+    let name: PlSmallStr = key.into();
+    if integer {
+        Column::new(name, vec![here.and_then(toml::Value::as_integer); height])
+    } else if numeric {
+        let x = here.map(|v| v.as_float().unwrap_or_else(|| v.as_integer().unwrap_or_default() as f64));
+        Column::new(name, vec![x; height])
+    } else if boolean {
+        Column::new(name, vec![here.and_then(toml::Value::as_bool); height])
+    } else {
+        Column::new(name, vec![here.map(value_text); height])
+    }
+}
+
+fn prepend(df: DataFrame, cols: Vec<Column>) -> PolarsResult<DataFrame> {
+    let mut all = cols;
+    all.extend(df.into_columns());
+    DataFrame::new(all.first().map_or(0, |c| c.len()), all)
+}
+
+/// Writes `df` to `path` through a temporary name, so a file is either whole or absent.
+fn write_atomic(path: &Path, df: &mut DataFrame, provenance: &Provenance) -> Result<(), String> {
+    let tmp = path.with_extension("parquet.tmp");
+    tables::write_parquet(&tmp, df, provenance)?;
+    fs::rename(&tmp, path).map_err(|e| format!("cannot rename {}: {e}", tmp.display()))
+}
+
+/// Runs one simulation of the sweep and writes its files. Returns the error of a failed run
+/// (recorded in `runs/`); an `Err` of the outer result is an I/O failure that stops the sweep.
+fn execute(sweep: &Sweep, run: &Run, dir: &Path) -> Result<Option<String>, String> {
+    let scenario = sweep.scenario(run);
+    let outcome: Result<(tcp::RunOutput, String), String> = match &scenario {
+        Err(e) => Err(e.to_string()),
+        Ok(s) => match s.build() {
+            Err(e) => Err(e.to_string()),
+            Ok(sim) => catch_unwind(AssertUnwindSafe(|| sim.run())).map(|out| (out, s.text.clone())).map_err(|panic| {
+                let msg = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()));
+                format!("the simulation panicked: {}", msg.unwrap_or_default())
+            }),
+        },
+    };
+    let scenario_text = scenario.as_ref().map(|s| s.text.clone()).unwrap_or_else(|_| sweep.scenario_text.clone());
+    let provenance = Provenance { file: sweep.file.clone(), scenario: scenario_text, seed: run.seed };
+    let (status, error, events) = match &outcome {
+        Ok((out, _)) => {
+            for (name, df) in tables::frames(out).map_err(|e| e.to_string())? {
+                let height = df.height();
+                let mut df = prepend(df, run_columns(sweep, run, height)).map_err(|e| e.to_string())?;
+                write_atomic(&run_file(dir, name, run), &mut df, &provenance)?;
+            }
+            ("ok", None, out.stats.events)
+        }
+        Err(e) => ("failed", Some(e.clone()), 0),
+    };
+    let mut cols = run_columns(sweep, run, 1);
+    cols.push(Column::new("status".into(), vec![status]));
+    cols.push(Column::new("error".into(), vec![error.clone()]));
+    cols.push(Column::new("events".into(), vec![events]));
+    let mut df = DataFrame::new(1, cols).map_err(|e| e.to_string())?;
+    write_atomic(&run_file(dir, "runs", run), &mut df, &provenance)?;
+    Ok(error)
+}
+
+/// What `equipoise sweep` was asked to do.
+pub struct SweepArgs {
+    /// The sweep file.
+    pub file: PathBuf,
+    /// The dataset directory.
+    pub out: PathBuf,
+    /// Threads.
+    pub jobs: usize,
+    /// Only this part of the runs.
+    pub shard: Option<Shard>,
+    /// Skip finished runs.
+    pub resume: bool,
+    /// No progress bar, no summary line.
+    pub quiet: bool,
+}
+
+/// Prepares the dataset directory: new, or (with `--resume`, or for another shard) one made
+/// by this very sweep.
+fn prepare(sweep: &Sweep, args: &SweepArgs) -> Result<(), String> {
+    let marker = args.out.join("sweep.toml");
+    if marker.exists() {
+        let previous = fs::read_to_string(&marker).map_err(|e| format!("cannot read {}: {e}", marker.display()))?;
+        if previous != sweep.text {
+            return Err(format!("{} holds another sweep's results; choose another --out", args.out.display()));
+        }
+        if !args.resume && args.shard.is_none() {
+            return Err(format!(
+                "{} already holds results of this sweep; add --resume to complete them, or choose another --out",
+                args.out.display()
+            ));
+        }
+    } else if args.out.exists() && fs::read_dir(&args.out).map_err(|e| e.to_string())?.next().is_some() {
+        return Err(format!("{} exists and is not a sweep dataset; choose another --out", args.out.display()));
+    }
+    for t in TABLES {
+        let folder = args.out.join(t);
+        fs::create_dir_all(&folder).map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
+        // Leftovers of an interrupted run's writes; their runs are not marked done.
+        if args.resume {
+            for entry in fs::read_dir(&folder).map_err(|e| e.to_string())?.flatten() {
+                if entry.path().extension().is_some_and(|x| x == "tmp") {
+                    let _ = fs::remove_file(entry.path());
+                }
+            }
+        }
+    }
+    // Written by whichever shard comes first; identical for all of them.
+    let tmp = args.out.join(format!("sweep.toml.tmp-{}", std::process::id()));
+    fs::write(&tmp, &sweep.text).and_then(|_| fs::rename(&tmp, &marker)).map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
+    let tmp = args.out.join(format!("scenario.toml.tmp-{}", std::process::id()));
+    fs::write(&tmp, &sweep.scenario_text).and_then(|_| fs::rename(&tmp, args.out.join("scenario.toml"))).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// Runs the sweep; returns (runs done now, runs failed now, runs skipped as already done).
+pub fn sweep(args: &SweepArgs) -> Result<(u64, u64, u64), String> {
+    let sweep = Sweep::load(&args.file).map_err(|e| e.to_string())?;
+    prepare(&sweep, args)?;
+    let all = sweep.runs();
+    let mine: Vec<&Run> = all.iter().filter(|r| args.shard.is_none_or(|s| s.owns(r.index))).collect();
+    let todo: Vec<&Run> = mine.iter().copied().filter(|r| !(args.resume && done(&args.out, r))).collect();
+    let skipped = (mine.len() - todo.len()) as u64;
+    let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(todo.len() as u64) };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {msg} [{elapsed_precise}, {eta_precise} left]").expect("valid template"),
+    );
+    let failed = AtomicU64::new(0);
+    bar.set_message("0 failed");
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs).build().map_err(|e| e.to_string())?;
+    let result: Result<(), String> = pool.install(|| {
+        todo.par_iter().try_for_each(|run| {
+            if execute(&sweep, run, &args.out)?.is_some() {
+                let f = failed.fetch_add(1, Ordering::Relaxed) + 1;
+                bar.set_message(format!("{f} failed"));
+            }
+            bar.inc(1);
+            Ok(())
+        })
+    });
+    bar.finish();
+    result?;
+    let failed = failed.load(Ordering::Relaxed);
+    Ok((todo.len() as u64 - failed, failed, skipped))
+}

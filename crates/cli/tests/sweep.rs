@@ -1,0 +1,231 @@
+//! `equipoise sweep`, `summarize` and `plot` end to end: datasets independent of threads,
+//! shards and interruptions; failures recorded; statistics checked by hand.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use polars::prelude::*;
+
+const SCENARIO: &str = r#"
+[sim]
+duration = "4s"
+warmup = "1s"
+
+[[link]]
+name = "l"
+rate = "10Mbps"
+delay = "5ms"
+buffer = "20pkt"
+
+[[flow]]
+name = "f"
+count = 2
+paths = [["l"]]
+start = { uniform = ["0s", "100ms"] }
+"#;
+
+fn equipoise(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_equipoise")).args(args).output().expect("the binary runs")
+}
+
+fn ok(o: Output) -> Output {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
+/// A scratch directory with the scenario and a sweep file whose grid is `grid`.
+fn setup(name: &str, grid: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("equipoise-sweep-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("base.toml"), SCENARIO).unwrap();
+    let sweep = dir.join("sweep.toml");
+    std::fs::write(&sweep, format!("scenario = \"base.toml\"\nreplicates = 3\nseed = 9\n\n{grid}")).unwrap();
+    (dir, sweep)
+}
+
+const GRID: &str = "[grid]\n\"link.l.rate\" = [\"5Mbps\", \"10Mbps\"]\n\"flow.f.count\" = [1, 2]\n";
+
+/// Every file of a dataset (relative path → bytes), the things that must not depend on how
+/// the sweep was run.
+fn dataset(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    for table in ["flows", "subflows", "links", "timeseries", "runs"] {
+        for e in std::fs::read_dir(dir.join(table)).unwrap() {
+            let p = e.unwrap().path();
+            files.insert(format!("{table}/{}", p.file_name().unwrap().to_string_lossy()), std::fs::read(&p).unwrap());
+        }
+    }
+    files
+}
+
+fn sweep(file: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["sweep", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"];
+    args.extend_from_slice(extra);
+    equipoise(&args)
+}
+
+#[test]
+fn datasets_do_not_depend_on_threads_or_shards() {
+    let (dir, file) = setup("threads", GRID);
+    let (one, two, sharded) = (dir.join("one"), dir.join("two"), dir.join("sharded"));
+    ok(sweep(&file, &one, &["--jobs", "1"]));
+    ok(sweep(&file, &two, &["--jobs", "2"]));
+    ok(sweep(&file, &sharded, &["--shard", "2/2", "--jobs", "1"]));
+    let half = dataset(&sharded).len();
+    ok(sweep(&file, &sharded, &["--shard", "1/2", "--jobs", "2"]));
+    let reference = dataset(&one);
+    assert_eq!(reference.len(), 4 * 3 * 5, "4 points × 3 replicates × 5 tables");
+    assert!(half > 0 && half < reference.len());
+    assert!(reference == dataset(&two), "--jobs 1 and --jobs 2 differ");
+    assert!(reference == dataset(&sharded), "two shards differ from one run");
+    // One table, every run, with the run columns and one column per swept key.
+    let flows = read_all(&one, "flows");
+    let names: Vec<&str> = flows.get_column_names().iter().map(|n| n.as_str()).collect();
+    assert_eq!(&names[..5], ["point", "replicate", "seed", "link.l.rate", "flow.f.count"]);
+    assert_eq!(flows.height(), 3 * (1 + 2) * 2, "(1 + 2 flows) × 2 rates × 3 replicates");
+}
+
+fn read_all(dir: &Path, table: &str) -> DataFrame {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(table)).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let mut df = ParquetReader::new(File::open(&files[0]).unwrap()).finish().unwrap();
+    for f in &files[1..] {
+        df.vstack_mut(&ParquetReader::new(File::open(f).unwrap()).finish().unwrap()).unwrap();
+    }
+    df
+}
+
+#[test]
+fn an_interrupted_sweep_resumes_to_the_same_dataset() {
+    let (dir, file) = setup(
+        "resume",
+        "[grid]\n\"link.l.rate\" = [\"2Mbps\", \"4Mbps\", \"6Mbps\", \"8Mbps\", \"10Mbps\", \"12Mbps\"]\n\"sim.duration\" = [\"20s\"]\n",
+    );
+    let (whole, killed) = (dir.join("whole"), dir.join("killed"));
+    ok(sweep(&file, &whole, &["--jobs", "1"]));
+    // Kill a sweep part-way (wherever it is), leave a half-written file behind as a crash
+    // would, then resume.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_equipoise"))
+        .args(["sweep", file.to_str().unwrap(), "--out", killed.to_str().unwrap(), "--quiet", "--jobs", "1"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // What a crash can leave: a temporary file, and the tables of a run not yet marked done.
+    std::fs::create_dir_all(killed.join("flows")).unwrap();
+    std::fs::write(killed.join("flows/run-000017.parquet.tmp"), b"half a file").unwrap();
+    if !killed.join("runs/run-000017.parquet").exists() {
+        std::fs::write(killed.join("flows/run-000017.parquet"), b"a file of an unfinished run").unwrap();
+    }
+    let again = sweep(&file, &killed, &[]);
+    assert!(!again.status.success() && String::from_utf8_lossy(&again.stderr).contains("--resume"), "refuses to mix without --resume");
+    ok(sweep(&file, &killed, &["--resume", "--jobs", "2"]));
+    assert!(dataset(&whole) == dataset(&killed), "resumed dataset differs");
+    let leftovers = std::fs::read_dir(killed.join("flows"))
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "tmp"))
+        .count();
+    assert_eq!(leftovers, 0);
+}
+
+#[test]
+fn a_failing_point_is_recorded_and_the_others_complete() {
+    // warm-up 3 s is valid with the base duration, and 2 s is a valid duration, but not both.
+    let (dir, file) = setup("failing", "[grid]\n\"sim.duration\" = [\"2s\", \"5s\"]\n\"sim.warmup\" = [\"1s\", \"3s\"]\n");
+    let out = dir.join("out");
+    let o = ok(sweep(&file, &out, &[]));
+    let _ = o;
+    let runs = read_all(&out, "runs");
+    let status = runs.column("status").unwrap().str().unwrap().iter().map(|s| s.unwrap_or_default()).collect::<Vec<_>>();
+    assert_eq!(status.iter().filter(|s| **s == "failed").count(), 3, "{status:?}");
+    assert_eq!(status.iter().filter(|s| **s == "ok").count(), 9);
+    let errors: Vec<String> = runs.column("error").unwrap().str().unwrap().iter().flatten().map(str::to_string).collect();
+    assert!(errors.iter().all(|e| e.contains("sim.warmup: must be shorter than sim.duration")), "{errors:?}");
+}
+
+#[test]
+fn bad_sweep_files_name_the_key() {
+    let cases = [
+        ("[grid]\n\"link.nope.rate\" = [\"1Mbps\"]\n", "link.nope.rate: no link named \"nope\""),
+        ("[grid]\n\"link.l.rat\" = [\"1Mbps\"]\n", "link.l.rat: link.l.rat: unknown key; did you mean \"rate\"?"),
+        ("[grid]\n\"link.l.rate\" = [100]\n", "link.l.rate: link.l.rate: expected a rate with a unit"),
+        ("[grid]\n\"link.l.rate\" = []\n", "grid.\"link.l.rate\": empty"),
+        ("[grid]\n", "grid: empty"),
+        (
+            "[[zip]]\n\"link.l.rate\" = [\"1Mbps\", \"2Mbps\"]\n\"link.l.delay\" = [\"1ms\"]\n",
+            "zip[0].\"link.l.delay\": 1 values where the group's first key has 2",
+        ),
+        ("[grid]\n\"flow.f.cc.phi\" = [0.5]\n", "flow.f.cc.phi: flow.f.cc.phi: \"reno\" has no parameter \"phi\""),
+    ];
+    for (grid, expected) in cases {
+        let (dir, file) = setup("bad", grid);
+        let o = sweep(&file, &dir.join("out"), &[]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(expected), "expected «{expected}» in «{err}»");
+    }
+}
+
+#[test]
+fn summary_intervals_match_a_hand_computation_and_plots_are_drawn() {
+    let (dir, file) = setup("summary", GRID);
+    let out = dir.join("out");
+    ok(sweep(&file, &out, &[]));
+    let printed = String::from_utf8_lossy(&ok(equipoise(&["summarize", out.to_str().unwrap()])).stdout).into_owned();
+    assert!(printed.contains("12 runs (0 failed), 4 points"), "{printed}");
+    // By hand: flow f.0's goodput at point 3 over its three replicates.
+    let flows = read_all(&out, "flows");
+    let (points, names, goodputs) = (
+        flows.column("point").unwrap().u32().unwrap().into_no_null_iter().collect::<Vec<_>>(),
+        flows.column("flow").unwrap().str().unwrap().iter().map(|s| s.unwrap_or_default()).map(str::to_string).collect::<Vec<_>>(),
+        flows.column("goodput_bps").unwrap().f64().unwrap().into_no_null_iter().collect::<Vec<_>>(),
+    );
+    let xs: Vec<f64> = (0..flows.height()).filter(|&i| points[i] == 3 && names[i] == "f.0").map(|i| goodputs[i]).collect();
+    assert_eq!(xs.len(), 3);
+    let mean = xs.iter().sum::<f64>() / 3.0;
+    let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+    let half = 4.303 * sd / 3f64.sqrt(); // t(0.975, 2 df) = 4.303
+    let summary = ParquetReader::new(File::open(out.join("summary/flows.parquet")).unwrap()).finish().unwrap();
+    let row = (0..summary.height())
+        .find(|&i| {
+            summary.column("point").unwrap().u32().unwrap().get(i) == Some(3)
+                && summary.column("entity").unwrap().str().unwrap().get(i) == Some("f.0")
+                && summary.column("metric").unwrap().str().unwrap().get(i) == Some("goodput_bps")
+        })
+        .expect("a summary row for f.0 at point 3");
+    let get = |c: &str| summary.column(c).unwrap().f64().unwrap().get(row).unwrap();
+    assert!((get("mean") - mean).abs() <= 1e-9 * mean);
+    assert!((get("ci95_high") - (mean + half)).abs() <= 1e-6 * mean, "{} vs {}", get("ci95_high"), mean + half);
+    assert!((get("ci95_low") - (mean - half)).abs() <= 1e-6 * mean);
+    // A plot with one line per rate, axis labels with units and a legend.
+    let svg = out.join("plot.svg");
+    ok(equipoise(&[
+        "plot",
+        out.to_str().unwrap(),
+        "--x",
+        "flow.f.count",
+        "--y",
+        "flows.goodput_bps",
+        "--by",
+        "link.l.rate",
+        "--out",
+        svg.to_str().unwrap(),
+    ]));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    for expected in ["goodput (bit/s)", "flow.f.count", "link.l.rate = 5Mbps", "link.l.rate = 10Mbps"] {
+        assert!(text.contains(expected), "{expected} missing from the plot");
+    }
+}
+
+#[test]
+fn slurm_mode_writes_a_job_array_script() {
+    let (dir, file) = setup("slurm", GRID);
+    let out = dir.join("out");
+    let o = ok(sweep(&file, &out, &["--slurm", "--slurm-shards", "3", "--slurm-cpus", "2"]));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("sbatch"));
+    let script = std::fs::read_to_string(out.join("sweep.sbatch")).unwrap();
+    assert!(script.contains("#SBATCH --array=1-3") && script.contains("--shard \"${SLURM_ARRAY_TASK_ID}/3\""), "{script}");
+}

@@ -1,0 +1,249 @@
+//! Sweep files: a base scenario, a full-factorial grid, keys varied together, explicit points,
+//! replicates, and the derivation of every run's seed.
+//!
+//! ```toml
+//! scenario = "../scenarios/torus.toml"   # relative to the sweep file
+//! replicates = 5
+//! seed = 42
+//!
+//! [grid]                                 # full factorial
+//! "flow.mp.cc.phi" = [0.0, 0.5, 1.0]
+//!
+//! [[zip]]                                # these keys vary together (equal lengths)
+//! "link.l1.rate" = ["10Mbps", "20Mbps"]
+//! "link.l2.rate" = ["20Mbps", "10Mbps"]
+//!
+//! [[point]]                              # explicit points: one more factor
+//! "flow.mp.cc" = "lia"
+//! [[point]]
+//! "flow.mp.cc" = "olia"
+//! ```
+//!
+//! The points are the product of every grid axis, every zip group and the list of explicit
+//! points (each present factor), in that order, the last factor varying fastest.
+
+use std::path::{Path, PathBuf};
+
+use toml::Value;
+
+use crate::error::{Result, ScenarioError};
+use crate::model::Scenario;
+use crate::overrides::set_key;
+use crate::parse::{parse_text, read_scenario};
+use crate::reader::{Reader, type_name};
+
+/// One point of a sweep: the values it gives to the swept keys.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    /// Position in the sweep, from 0.
+    pub index: usize,
+    /// (key path, value), in the order of [`Sweep::keys`].
+    pub values: Vec<(String, Value)>,
+}
+
+impl Point {
+    /// A stable text naming the point by its values (`flow.mp.cc.phi=0.5,link.l1.rate="10Mbps"`).
+    pub fn label(&self) -> String {
+        self.values.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")
+    }
+}
+
+/// One simulation of a sweep.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    /// Position in the sweep's run list (point-major, replicate-minor), from 0.
+    pub index: usize,
+    /// The point.
+    pub point: usize,
+    /// The replicate, from 0.
+    pub replicate: u32,
+    /// The run's seed, derived from the sweep seed, the point's values and the replicate.
+    pub seed: u64,
+}
+
+/// A parsed and checked sweep.
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    /// The sweep file.
+    pub file: String,
+    /// The sweep file's text.
+    pub text: String,
+    /// The base scenario file.
+    pub scenario_file: PathBuf,
+    /// The base scenario's text.
+    pub scenario_text: String,
+    /// Replicates per point.
+    pub replicates: u32,
+    /// The sweep seed.
+    pub seed: u64,
+    /// The swept keys, in column order.
+    pub keys: Vec<String>,
+    /// Every point.
+    pub points: Vec<Point>,
+}
+
+/// One factor of the product: a list of assignments per level.
+type Factor = Vec<Vec<(String, Value)>>;
+
+impl Sweep {
+    /// Reads the sweep file at `path`.
+    pub fn load(path: &Path) -> Result<Sweep> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::new(&file, "", format!("cannot read the file: {e}")))?;
+        Self::from_text(&file, &text, path.parent().unwrap_or(Path::new(".")))
+    }
+
+    /// Reads sweep `text` from `file`, resolving the scenario path against `dir`.
+    pub fn from_text(file: &str, text: &str, dir: &Path) -> Result<Sweep> {
+        let root = parse_text(file, text)?;
+        let mut top = Reader::new(file, "", &root);
+        let scenario_rel = top.required_string("scenario")?;
+        let replicates = top.unsigned("replicates")?.unwrap_or(1);
+        if replicates == 0 || replicates > u32::MAX as u64 {
+            return Err(top.error("replicates", "expected at least 1"));
+        }
+        let seed = top.unsigned("seed")?.unwrap_or(1);
+        let mut factors: Vec<Factor> = Vec::new();
+        if let Some(v) = top.value("grid") {
+            let grid = v
+                .as_table()
+                .ok_or_else(|| ScenarioError::new(file, "grid", format!("expected a table of key = [values], got {}", type_name(v))))?;
+            if grid.is_empty() {
+                return Err(ScenarioError::new(file, "grid", "empty; give at least one key = [values]"));
+            }
+            for (key, values) in grid {
+                let values = levels(file, &format!("grid.\"{key}\""), values)?;
+                factors.push(values.into_iter().map(|v| vec![(key.clone(), v)]).collect());
+            }
+        }
+        if let Some(v) = top.value("zip") {
+            let groups = v.as_array().ok_or_else(|| ScenarioError::new(file, "zip", "expected [[zip]] tables"))?;
+            for (g, group) in groups.iter().enumerate() {
+                let here = format!("zip[{g}]");
+                let group = group.as_table().ok_or_else(|| ScenarioError::new(file, &here, "expected a table of key = [values]"))?;
+                let columns: Vec<(String, Vec<Value>)> =
+                    group.iter().map(|(k, v)| Ok((k.clone(), levels(file, &format!("{here}.\"{k}\""), v)?))).collect::<Result<_>>()?;
+                let Some(len) = columns.first().map(|(_, v)| v.len()) else {
+                    return Err(ScenarioError::new(file, here, "empty; give keys with equally long lists of values"));
+                };
+                if let Some((k, v)) = columns.iter().find(|(_, v)| v.len() != len) {
+                    return Err(ScenarioError::new(
+                        file,
+                        format!("{here}.\"{k}\""),
+                        format!("{} values where the group's first key has {len}; keys varied together need equally many", v.len()),
+                    ));
+                }
+                factors.push((0..len).map(|i| columns.iter().map(|(k, v)| (k.clone(), v[i].clone())).collect()).collect());
+            }
+        }
+        if let Some(v) = top.value("point") {
+            let list = v.as_array().ok_or_else(|| ScenarioError::new(file, "point", "expected [[point]] tables"))?;
+            let mut factor = Factor::new();
+            for (i, p) in list.iter().enumerate() {
+                let p = p.as_table().ok_or_else(|| ScenarioError::new(file, format!("point[{i}]"), "expected a table of key = value"))?;
+                factor.push(p.iter().map(|(k, v)| (k.clone(), v.clone())).collect());
+            }
+            if factor.is_empty() {
+                return Err(ScenarioError::new(file, "point", "empty"));
+            }
+            factors.push(factor);
+        }
+        top.finish()?;
+
+        let scenario_file = dir.join(scenario_rel);
+        let scenario_text = std::fs::read_to_string(&scenario_file)
+            .map_err(|e| ScenarioError::new(file, "scenario", format!("cannot read {}: {e}", scenario_file.display())))?;
+        let mut keys: Vec<String> = Vec::new();
+        for level in factors.iter().flatten().flatten() {
+            if !keys.contains(&level.0) {
+                keys.push(level.0.clone());
+            }
+        }
+        let sweep = Sweep {
+            file: file.to_string(),
+            text: text.to_string(),
+            scenario_file,
+            scenario_text,
+            replicates: replicates as u32,
+            seed,
+            keys,
+            points: Vec::new(),
+        };
+        sweep.check_levels(&factors)?;
+        let points = product(&factors).into_iter().enumerate().map(|(index, values)| Point { index, values }).collect();
+        Ok(Sweep { points, ..sweep })
+    }
+
+    /// Applies each level alone to the base scenario, so that a key path that leads nowhere,
+    /// an unknown key or a value of the wrong type is reported before anything runs.
+    fn check_levels(&self, factors: &[Factor]) -> Result<()> {
+        let scenario_file = self.scenario_file.display().to_string();
+        let base = parse_text(&scenario_file, &self.scenario_text)?;
+        read_scenario(&scenario_file, &base)?;
+        for level in factors.iter().flatten() {
+            let mut root = base.clone();
+            for (key, value) in level {
+                set_key(&mut root, key, value.clone()).map_err(|m| ScenarioError::new(&self.file, key.clone(), m))?;
+            }
+            // Only errors about the swept keys themselves: a level may be invalid with the base
+            // scenario's other values yet fine with the other swept values (those runs fail
+            // alone, and are recorded).
+            if let Err(e) = read_scenario(&scenario_file, &root).and_then(|s| s.build().map(|_| ())) {
+                if let Some((key, _)) = level.iter().find(|(k, _)| e.key.starts_with(k.as_str()) || k.starts_with(&e.key)) {
+                    return Err(ScenarioError::new(&self.file, key.clone(), format!("{}: {}", e.key, e.message)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every run, point-major.
+    pub fn runs(&self) -> Vec<Run> {
+        let mut runs = Vec::with_capacity(self.points.len() * self.replicates as usize);
+        for p in &self.points {
+            for replicate in 0..self.replicates {
+                // 63 bits, so that the seed is also a valid TOML integer (`sim.seed`).
+                let seed = sim_core::rng::derive_seed(self.seed, &format!("{}#{replicate}", p.label())) >> 1;
+                runs.push(Run { index: runs.len(), point: p.index, replicate, seed });
+            }
+        }
+        runs
+    }
+
+    /// The scenario of `run`: the base with the point's values and the run's seed.
+    pub fn scenario(&self, run: &Run) -> Result<Scenario> {
+        let scenario_file = self.scenario_file.display().to_string();
+        let mut root = parse_text(&scenario_file, &self.scenario_text)?;
+        for (key, value) in &self.points[run.point].values {
+            set_key(&mut root, key, value.clone()).map_err(|m| ScenarioError::new(&self.file, key.clone(), m))?;
+        }
+        set_key(&mut root, "sim.seed", Value::Integer(run.seed as i64)).map_err(|m| ScenarioError::new(&self.file, "sim.seed", m))?;
+        read_scenario(&scenario_file, &root)
+    }
+}
+
+/// The values of a swept key: a non-empty array.
+fn levels(file: &str, key: &str, v: &Value) -> Result<Vec<Value>> {
+    match v {
+        Value::Array(values) if !values.is_empty() => Ok(values.clone()),
+        Value::Array(_) => Err(ScenarioError::new(file, key, "empty; give at least one value")),
+        other => Err(ScenarioError::new(file, key, format!("expected a list of values, got {}", type_name(other)))),
+    }
+}
+
+/// The Cartesian product of the factors' levels, the last factor varying fastest.
+fn product(factors: &[Factor]) -> Vec<Vec<(String, Value)>> {
+    let mut out: Vec<Vec<(String, Value)>> = vec![Vec::new()];
+    for factor in factors {
+        out = out.iter().flat_map(|prefix| factor.iter().map(move |level| prefix.iter().chain(level).cloned().collect())).collect();
+    }
+    out
+}
+
+/// The value as a Parquet-friendly string (used for columns whose values have mixed types).
+pub fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
