@@ -86,11 +86,11 @@ mod tests {
     #[test]
     fn confidence_interval_by_hand() {
         // 2, 4, 4, 4, 5, 5, 7, 9: mean 5, sample variance 32/7, sd 2.13809,
-        // half-width t(7) · sd / √8 = 2.365 · 2.13809 / 2.82843 = 1.78776
+        // half-width t(7) · sd / √8 = 2.365 · 2.13809 / 2.82843 = 1.78777
         let (n, mean, sd, half) = mean_ci(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]);
         assert_eq!((n, mean), (8, 5.0));
         assert!((sd - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
-        assert!((half - 1.787_76).abs() < 1e-5, "{half}");
+        assert!((half - 1.787_77).abs() < 1e-5, "{half}");
         assert!(mean_ci(&[3.0]).3.is_nan());
         assert!((t95(60) - 2.000).abs() < 0.002 && (t95(120) - 1.980).abs() < 0.002);
     }

@@ -188,10 +188,10 @@ impl Sweep {
             // Only errors about the swept keys themselves: a level may be invalid with the base
             // scenario's other values yet fine with the other swept values (those runs fail
             // alone, and are recorded).
-            if let Err(e) = read_scenario(&scenario_file, &root).and_then(|s| s.build().map(|_| ())) {
-                if let Some((key, _)) = level.iter().find(|(k, _)| e.key.starts_with(k.as_str()) || k.starts_with(&e.key)) {
-                    return Err(ScenarioError::new(&self.file, key.clone(), format!("{}: {}", e.key, e.message)));
-                }
+            if let Err(e) = read_scenario(&scenario_file, &root).and_then(|s| s.build().map(|_| ()))
+                && let Some((key, _)) = level.iter().find(|(k, _)| e.key.starts_with(k.as_str()) || k.starts_with(&e.key))
+            {
+                return Err(ScenarioError::new(&self.file, key.clone(), format!("{}: {}", e.key, e.message)));
             }
         }
         Ok(())
