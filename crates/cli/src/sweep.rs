@@ -128,6 +128,9 @@ fn execute(sweep: &Sweep, run: &Run, dir: &Path) -> Result<Option<String>, Strin
         Ok((out, _)) => {
             for (name, df) in tables::frames(out).map_err(|e| e.to_string())? {
                 let height = df.height();
+                if height == 0 {
+                    continue; // no time series in this scenario: no file
+                }
                 let mut df = prepend(df, run_columns(sweep, run, height)).map_err(|e| e.to_string())?;
                 write_atomic(&run_file(dir, name, run), &mut df, &provenance)?;
             }

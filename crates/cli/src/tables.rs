@@ -1,7 +1,7 @@
 //! Results as Parquet tables: one file per table, each carrying the scenario, the seed and the
 //! program version in its metadata, written to a temporary directory and renamed into place.
 
-use std::fs::{self, File};
+use std::fs;
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
@@ -111,14 +111,16 @@ pub fn frames(out: &RunOutput) -> PolarsResult<Vec<(&'static str, DataFrame)>> {
 
 /// Writes `df` to `path` as Parquet with `provenance` in the file metadata.
 pub fn write_parquet(path: &Path, df: &mut DataFrame, provenance: &Provenance) -> Result<(), String> {
-    let file = File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-    ParquetWriter::new(file)
-        .with_compression(ParquetCompression::Zstd(None))
+    // Encoded in memory and written at once: the writer issues thousands of small writes per
+    // file, which as system calls cost more than a whole small run of the simulator.
+    let mut bytes = Vec::new();
+    ParquetWriter::new(&mut bytes)
+        .with_compression(ParquetCompression::Snappy)
         .set_parallel(false)
         .with_key_value_metadata(Some(provenance.metadata()))
         .finish(df)
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(())
+        .map_err(|e| format!("cannot encode {}: {e}", path.display()))?;
+    fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// Writes every table of `out` into directory `dir`, atomically: the tables are written to a
