@@ -172,12 +172,13 @@ fn validate(file: &Path, sets: &[String]) -> Result<(), String> {
 }
 
 fn write_slurm(file: &Path, out: &Path, args: &slurm::SlurmArgs) -> Result<(), String> {
-    // Validate the sweep now rather than on the cluster.
-    topologies::sweep::Sweep::load(file).map_err(|e| e.to_string())?;
     let absolute = |p: &Path| std::path::absolute(p).map_err(|e| format!("{}: {e}", p.display()));
     let program = std::env::current_exe().map_err(|e| e.to_string())?;
     let (file, out) = (absolute(file)?, absolute(out)?);
-    std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    // Check the sweep and lay out its dataset now, rather than on the cluster.
+    let sweep = topologies::sweep::Sweep::load(&file).map_err(|e| e.to_string())?;
+    let layout = sweep::SweepArgs { file: file.clone(), out: out.clone(), jobs: 1, shard: None, resume: true, quiet: true };
+    sweep::prepare(&sweep, &layout)?;
     let script = out.join("sweep.sbatch");
     std::fs::write(&script, slurm::script(&program, &file, &out, args)).map_err(|e| format!("cannot write {}: {e}", script.display()))?;
     println!("wrote {}: submit it with `sbatch {}`", script.display(), script.display());

@@ -123,7 +123,10 @@ fn execute(sweep: &Sweep, run: &Run, dir: &Path) -> Result<Option<String>, Strin
         },
     };
     let scenario_text = scenario.as_ref().map(|s| s.text.clone()).unwrap_or_else(|_| sweep.scenario_text.clone());
-    let provenance = Provenance { file: sweep.file.clone(), scenario: scenario_text, seed: run.seed };
+    // The sweep file's name, not its path: the dataset must not depend on where the sweep was
+    // started from (a cluster's tasks see absolute paths).
+    let name = Path::new(&sweep.file).file_name().map_or_else(|| sweep.file.clone(), |n| n.to_string_lossy().into_owned());
+    let provenance = Provenance { file: name, scenario: scenario_text, seed: run.seed };
     let (status, error, events) = match &outcome {
         Ok((out, _)) => {
             for (name, df) in tables::frames(out).map_err(|e| e.to_string())? {
@@ -165,7 +168,7 @@ pub struct SweepArgs {
 
 /// Prepares the dataset directory: new, or (with `--resume`, or for another shard) one made
 /// by this very sweep.
-fn prepare(sweep: &Sweep, args: &SweepArgs) -> Result<(), String> {
+pub fn prepare(sweep: &Sweep, args: &SweepArgs) -> Result<(), String> {
     let marker = args.out.join("sweep.toml");
     if marker.exists() {
         let previous = fs::read_to_string(&marker).map_err(|e| format!("cannot read {}: {e}", marker.display()))?;
@@ -205,6 +208,10 @@ fn prepare(sweep: &Sweep, args: &SweepArgs) -> Result<(), String> {
 pub fn sweep(args: &SweepArgs) -> Result<(u64, u64, u64), String> {
     let sweep = Sweep::load(&args.file).map_err(|e| e.to_string())?;
     prepare(&sweep, args)?;
+    run_prepared(&sweep, args)
+}
+
+fn run_prepared(sweep: &Sweep, args: &SweepArgs) -> Result<(u64, u64, u64), String> {
     let all = sweep.runs();
     let mine: Vec<&Run> = all.iter().filter(|r| args.shard.is_none_or(|s| s.owns(r.index))).collect();
     let todo: Vec<&Run> = mine.iter().copied().filter(|r| !(args.resume && done(&args.out, r))).collect();
@@ -218,7 +225,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(u64, u64, u64), String> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs).build().map_err(|e| e.to_string())?;
     let result: Result<(), String> = pool.install(|| {
         todo.par_iter().try_for_each(|run| {
-            if execute(&sweep, run, &args.out)?.is_some() {
+            if execute(sweep, run, &args.out)?.is_some() {
                 let f = failed.fetch_add(1, Ordering::Relaxed) + 1;
                 bar.set_message(format!("{f} failed"));
             }

@@ -70,6 +70,9 @@ pub struct Sweep {
     pub text: String,
     /// The base scenario file.
     pub scenario_file: PathBuf,
+    /// The base scenario as the sweep file names it (relative to the sweep file), used in
+    /// messages so that they do not depend on the directory the sweep was started from.
+    pub scenario_name: String,
     /// The base scenario's text.
     pub scenario_text: String,
     /// Replicates per point.
@@ -163,6 +166,7 @@ impl Sweep {
             file: file.to_string(),
             text: text.to_string(),
             scenario_file,
+            scenario_name: scenario_rel.to_string(),
             scenario_text,
             replicates: replicates as u32,
             seed,
@@ -177,7 +181,7 @@ impl Sweep {
     /// Applies each level alone to the base scenario, so that a key path that leads nowhere,
     /// an unknown key or a value of the wrong type is reported before anything runs.
     fn check_levels(&self, factors: &[Factor]) -> Result<()> {
-        let scenario_file = self.scenario_file.display().to_string();
+        let scenario_file = self.scenario_name.clone();
         let base = parse_text(&scenario_file, &self.scenario_text)?;
         read_scenario(&scenario_file, &base)?;
         for level in factors.iter().flatten() {
@@ -212,7 +216,7 @@ impl Sweep {
 
     /// The scenario of `run`: the base with the point's values and the run's seed.
     pub fn scenario(&self, run: &Run) -> Result<Scenario> {
-        let scenario_file = self.scenario_file.display().to_string();
+        let scenario_file = self.scenario_name.clone();
         let mut root = parse_text(&scenario_file, &self.scenario_text)?;
         for (key, value) in &self.points[run.point].values {
             set_key(&mut root, key, value.clone()).map_err(|m| ScenarioError::new(&self.file, key.clone(), m))?;
