@@ -1,11 +1,12 @@
 //! `equipoise sweep`: every (point, replicate) of a sweep as an independent single-threaded
 //! simulation, on a rayon pool, into one Parquet dataset.
 //!
-//! The dataset is a directory with one file per run in each table's folder
-//! (`flows/run-000042.parquet`, …), so shards and resumed sweeps only add files, and
+//! The runs are cut into batches of `runs_per_file` consecutive runs (a property of the sweep
+//! file), and the dataset is a directory with one file per batch in each table's folder
+//! (`flows/batch-000042.parquet`, …), so shards and resumed sweeps only add files, and
 //! `pl.read_parquet("DIR/flows/*.parquet")` or DuckDB's `read_parquet('DIR/flows/*.parquet')`
-//! read each table whole. `runs/` holds one row per finished run, written last: a run counts
-//! as done only once that file exists. No file records wall-clock time, so a dataset depends on
+//! read each table whole. `runs/` holds one row per run, and its file is written last: a batch
+//! counts as done only once it exists. No file records wall-clock time, so a dataset depends on
 //! nothing but the sweep file: any `--jobs`, any sharding, interrupted and resumed or not.
 
 use std::fs;
@@ -43,7 +44,7 @@ impl std::str::FromStr for Shard {
 }
 
 impl Shard {
-    /// Whether run number `index` belongs to this shard (runs are dealt round-robin).
+    /// Whether batch number `index` belongs to this shard (batches are dealt round-robin).
     pub fn owns(&self, index: usize) -> bool {
         index % self.n == self.k - 1
     }
@@ -52,13 +53,13 @@ impl Shard {
 /// The tables of the dataset, one folder each.
 pub const TABLES: [&str; 5] = ["flows", "subflows", "links", "timeseries", "runs"];
 
-fn run_file(dir: &Path, table: &str, run: &Run) -> PathBuf {
-    dir.join(table).join(format!("run-{:06}.parquet", run.index))
+fn batch_file(dir: &Path, table: &str, batch: usize) -> PathBuf {
+    dir.join(table).join(format!("batch-{batch:06}.parquet"))
 }
 
-/// Whether `run` finished in an earlier invocation.
-fn done(dir: &Path, run: &Run) -> bool {
-    run_file(dir, "runs", run).exists()
+/// Whether `batch` finished in an earlier invocation.
+fn done(dir: &Path, batch: usize) -> bool {
+    batch_file(dir, "runs", batch).exists()
 }
 
 /// The columns every row of a run carries: point, replicate, seed and one per swept key.
@@ -108,46 +109,64 @@ fn write_atomic(path: &Path, df: &mut DataFrame, provenance: &Provenance) -> Res
     fs::rename(&tmp, path).map_err(|e| format!("cannot rename {}: {e}", tmp.display()))
 }
 
-/// Runs one simulation of the sweep and writes its files. Returns the error of a failed run
-/// (recorded in `runs/`); an `Err` of the outer result is an I/O failure that stops the sweep.
-fn execute(sweep: &Sweep, run: &Run, dir: &Path) -> Result<Option<String>, String> {
-    let scenario = sweep.scenario(run);
-    let outcome: Result<(tcp::RunOutput, String), String> = match &scenario {
-        Err(e) => Err(e.to_string()),
-        Ok(s) => match s.build() {
-            Err(e) => Err(e.to_string()),
-            Ok(sim) => catch_unwind(AssertUnwindSafe(|| sim.run())).map(|out| (out, s.text.clone())).map_err(|panic| {
-                let msg = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()));
-                format!("the simulation panicked: {}", msg.unwrap_or_default())
-            }),
-        },
-    };
-    let scenario_text = scenario.as_ref().map(|s| s.text.clone()).unwrap_or_else(|_| sweep.scenario_text.clone());
-    // The sweep file's name, not its path: the dataset must not depend on where the sweep was
-    // started from (a cluster's tasks see absolute paths).
-    let name = Path::new(&sweep.file).file_name().map_or_else(|| sweep.file.clone(), |n| n.to_string_lossy().into_owned());
-    let provenance = Provenance { file: name, scenario: scenario_text, seed: run.seed };
-    let (status, error, events) = match &outcome {
-        Ok((out, _)) => {
-            for (name, df) in tables::frames(out).map_err(|e| e.to_string())? {
-                let height = df.height();
-                if height == 0 {
-                    continue; // no time series in this scenario: no file
-                }
-                let mut df = prepend(df, run_columns(sweep, run, height)).map_err(|e| e.to_string())?;
-                write_atomic(&run_file(dir, name, run), &mut df, &provenance)?;
-            }
-            ("ok", None, out.stats.events)
+/// Runs one simulation; its output, or why it failed.
+fn simulate(sweep: &Sweep, run: &Run) -> Result<tcp::RunOutput, String> {
+    let sim = sweep.scenario(run).and_then(|s| s.build()).map_err(|e| e.to_string())?;
+    catch_unwind(AssertUnwindSafe(|| sim.run())).map_err(|panic| {
+        let msg = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()));
+        format!("the simulation panicked: {}", msg.unwrap_or_default())
+    })
+}
+
+fn stack(acc: &mut Option<DataFrame>, df: DataFrame) -> Result<(), String> {
+    match acc {
+        None => *acc = Some(df),
+        Some(all) => {
+            all.vstack_mut(&df).map_err(|e| e.to_string())?;
         }
-        Err(e) => ("failed", Some(e.clone()), 0),
-    };
-    let mut cols = run_columns(sweep, run, 1);
-    cols.push(Column::new("status".into(), vec![status]));
-    cols.push(Column::new("error".into(), vec![error.clone()]));
-    cols.push(Column::new("events".into(), vec![events]));
-    let mut df = DataFrame::new(1, cols).map_err(|e| e.to_string())?;
-    write_atomic(&run_file(dir, "runs", run), &mut df, &provenance)?;
-    Ok(error)
+    }
+    Ok(())
+}
+
+/// Runs batch `batch` (the runs `runs`) and writes its files. Returns how many runs failed
+/// (recorded in `runs/`); an `Err` is an I/O failure that stops the sweep.
+fn execute(sweep: &Sweep, batch: usize, runs: &[Run], dir: &Path) -> Result<u64, String> {
+    let mut tables_acc: [Option<DataFrame>; 4] = Default::default();
+    let mut runs_acc = None;
+    let mut failed = 0;
+    for run in runs {
+        let (status, error, events) = match simulate(sweep, run) {
+            Ok(out) => {
+                for (i, (_, df)) in tables::frames(&out).map_err(|e| e.to_string())?.into_iter().enumerate() {
+                    let height = df.height();
+                    stack(&mut tables_acc[i], prepend(df, run_columns(sweep, run, height)).map_err(|e| e.to_string())?)?;
+                }
+                ("ok", None, out.stats.events)
+            }
+            Err(e) => {
+                failed += 1;
+                ("failed", Some(e), 0)
+            }
+        };
+        let mut cols = run_columns(sweep, run, 1);
+        cols.push(Column::new("status".into(), vec![status]));
+        cols.push(Column::new("error".into(), vec![error]));
+        cols.push(Column::new("events".into(), vec![events]));
+        stack(&mut runs_acc, DataFrame::new(1, cols).map_err(|e| e.to_string())?)?;
+    }
+    // The sweep file's name, not its path: the dataset must not depend on where the sweep was
+    // started from (a cluster's tasks see absolute paths). Per-run seeds are in the rows.
+    let name = Path::new(&sweep.file).file_name().map_or_else(|| sweep.file.clone(), |n| n.to_string_lossy().into_owned());
+    let provenance = Provenance { file: name, scenario: sweep.scenario_text.clone(), seed: sweep.seed };
+    for (table, df) in TABLES.iter().zip(tables_acc) {
+        // A table with no rows (no time series when sampling is off) gets no file.
+        if let Some(mut df) = df.filter(|d| d.height() > 0) {
+            write_atomic(&batch_file(dir, table, batch), &mut df, &provenance)?;
+        }
+    }
+    let mut runs_df = runs_acc.expect("a batch has runs");
+    write_atomic(&batch_file(dir, "runs", batch), &mut runs_df, &provenance)?;
+    Ok(failed)
 }
 
 /// What `equipoise sweep` was asked to do.
@@ -213,10 +232,12 @@ pub fn sweep(args: &SweepArgs) -> Result<(u64, u64, u64), String> {
 
 fn run_prepared(sweep: &Sweep, args: &SweepArgs) -> Result<(u64, u64, u64), String> {
     let all = sweep.runs();
-    let mine: Vec<&Run> = all.iter().filter(|r| args.shard.is_none_or(|s| s.owns(r.index))).collect();
-    let todo: Vec<&Run> = mine.iter().copied().filter(|r| !(args.resume && done(&args.out, r))).collect();
-    let skipped = (mine.len() - todo.len()) as u64;
-    let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(todo.len() as u64) };
+    let batches: Vec<(usize, &[Run])> = all.chunks(sweep.runs_per_file).enumerate().collect();
+    let mine: Vec<&(usize, &[Run])> = batches.iter().filter(|(b, _)| args.shard.is_none_or(|s| s.owns(*b))).collect();
+    let todo: Vec<&(usize, &[Run])> = mine.iter().copied().filter(|(b, _)| !(args.resume && done(&args.out, *b))).collect();
+    let count = |list: &[&(usize, &[Run])]| list.iter().map(|(_, r)| r.len() as u64).sum::<u64>();
+    let skipped = count(&mine) - count(&todo);
+    let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(count(&todo)) };
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {msg} [{elapsed_precise}, {eta_precise} left]").expect("valid template"),
     );
@@ -224,17 +245,18 @@ fn run_prepared(sweep: &Sweep, args: &SweepArgs) -> Result<(u64, u64, u64), Stri
     bar.set_message("0 failed");
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs).build().map_err(|e| e.to_string())?;
     let result: Result<(), String> = pool.install(|| {
-        todo.par_iter().try_for_each(|run| {
-            if execute(sweep, run, &args.out)?.is_some() {
-                let f = failed.fetch_add(1, Ordering::Relaxed) + 1;
-                bar.set_message(format!("{f} failed"));
+        todo.par_iter().try_for_each(|(b, runs)| {
+            let f = execute(sweep, *b, runs, &args.out)?;
+            if f > 0 {
+                let total = failed.fetch_add(f, Ordering::Relaxed) + f;
+                bar.set_message(format!("{total} failed"));
             }
-            bar.inc(1);
+            bar.inc(runs.len() as u64);
             Ok(())
         })
     });
     bar.finish();
     result?;
     let failed = failed.load(Ordering::Relaxed);
-    Ok((todo.len() as u64 - failed, failed, skipped))
+    Ok((count(&todo) - failed, failed, skipped))
 }

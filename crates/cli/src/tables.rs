@@ -116,6 +116,9 @@ pub fn write_parquet(path: &Path, df: &mut DataFrame, provenance: &Provenance) -
     let mut bytes = Vec::new();
     ParquetWriter::new(&mut bytes)
         .with_compression(ParquetCompression::Snappy)
+        // Min, max and null counts for readers' pruning; no distinct-count sketches, whose
+        // cost dominated writing the many small files of a sweep.
+        .with_statistics(StatisticsOptions { distinct_count: false, ..StatisticsOptions::default() })
         .set_parallel(false)
         .with_key_value_metadata(Some(provenance.metadata()))
         .finish(df)

@@ -117,9 +117,9 @@ fn an_interrupted_sweep_resumes_to_the_same_dataset() {
     child.wait().unwrap();
     // What a crash can leave: a temporary file, and the tables of a run not yet marked done.
     std::fs::create_dir_all(killed.join("flows")).unwrap();
-    std::fs::write(killed.join("flows/run-000017.parquet.tmp"), b"half a file").unwrap();
-    if !killed.join("runs/run-000017.parquet").exists() {
-        std::fs::write(killed.join("flows/run-000017.parquet"), b"a file of an unfinished run").unwrap();
+    std::fs::write(killed.join("flows/batch-000017.parquet.tmp"), b"half a file").unwrap();
+    if !killed.join("runs/batch-000017.parquet").exists() {
+        std::fs::write(killed.join("flows/batch-000017.parquet"), b"a file of an unfinished run").unwrap();
     }
     let again = sweep(&file, &killed, &[]);
     assert!(!again.status.success() && String::from_utf8_lossy(&again.stderr).contains("--resume"), "refuses to mix without --resume");

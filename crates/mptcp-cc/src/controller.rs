@@ -20,8 +20,11 @@ pub trait CoupledController: Debug + Send {
     fn increase(&self, subflows: &[SubflowState], r: usize) -> f64;
 
     /// Reduction of `w_r`, packets, on a loss event on subflow `r` (the new slow-start threshold
-    /// is `w_r` minus this, floored by the transport).
-    fn decrease(&self, subflows: &[SubflowState], r: usize) -> f64;
+    /// is `w_r` minus this, floored by the transport). By default TCP's: halve `w_r`, which
+    /// most coupled laws keep unchanged.
+    fn decrease(&self, subflows: &[SubflowState], r: usize) -> f64 {
+        subflows[r].cwnd / 2.0
+    }
 
     /// Called after an acknowledgement of `acked` new packets on subflow `r`.
     fn on_ack(&mut self, _subflows: &[SubflowState], _r: usize, _acked: u64) {}

@@ -27,9 +27,6 @@ impl CoupledController for Coupled {
         }
         kelly_voice(s, r)
     }
-    fn decrease(&self, s: &[SubflowState], r: usize) -> f64 {
-        s[r].cwnd / 2.0
-    }
 }
 
 #[cfg(test)]

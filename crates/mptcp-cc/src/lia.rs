@@ -31,9 +31,6 @@ impl CoupledController for Lia {
         let x = total_rate(s);
         (max_window_over_rtt_squared(s) / (x * x)).min(reno_increase(s, r))
     }
-    fn decrease(&self, s: &[SubflowState], r: usize) -> f64 {
-        s[r].cwnd / 2.0
-    }
     fn internal_state(&self, s: &[SubflowState], _r: usize) -> Option<f64> {
         Some(lia_alpha(s))
     }

@@ -35,9 +35,6 @@ impl CoupledController for LinkFair {
         }
         best
     }
-    fn decrease(&self, s: &[SubflowState], r: usize) -> f64 {
-        s[r].cwnd / 2.0
-    }
 }
 
 #[cfg(test)]

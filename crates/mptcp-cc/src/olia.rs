@@ -47,9 +47,6 @@ impl CoupledController for Olia {
         }
         kelly_voice(s, r) + olia_alpha(s, r) / s[r].cwnd
     }
-    fn decrease(&self, s: &[SubflowState], r: usize) -> f64 {
-        s[r].cwnd / 2.0
-    }
     fn internal_state(&self, s: &[SubflowState], r: usize) -> Option<f64> {
         Some(olia_alpha(s, r))
     }

@@ -40,9 +40,6 @@ impl CoupledController for RsfDb {
     fn increase(&self, s: &[SubflowState], r: usize) -> f64 {
         rent_seeking(s, r, self.d, Self::queueing(&s[r]))
     }
-    fn decrease(&self, s: &[SubflowState], r: usize) -> f64 {
-        s[r].cwnd / 2.0
-    }
     fn internal_state(&self, s: &[SubflowState], r: usize) -> Option<f64> {
         Some(Self::queueing(&s[r]))
     }
@@ -69,9 +66,6 @@ impl CoupledController for RsfLb {
     }
     fn increase(&self, s: &[SubflowState], r: usize) -> f64 {
         rent_seeking(s, r, self.mu, Self::loss_rate(&s[r]))
-    }
-    fn decrease(&self, s: &[SubflowState], r: usize) -> f64 {
-        s[r].cwnd / 2.0
     }
     fn internal_state(&self, s: &[SubflowState], r: usize) -> Option<f64> {
         Some(Self::loss_rate(&s[r]))

@@ -18,9 +18,6 @@ impl CoupledController for Semicoupled {
         }
         1.0 / (s[r].srtt * total_rate(s))
     }
-    fn decrease(&self, s: &[SubflowState], r: usize) -> f64 {
-        s[r].cwnd / 2.0
-    }
 }
 
 #[cfg(test)]

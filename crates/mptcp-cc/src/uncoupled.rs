@@ -18,9 +18,6 @@ impl CoupledController for Uncoupled {
     fn increase(&self, s: &[SubflowState], r: usize) -> f64 {
         self.a / s[r].cwnd
     }
-    fn decrease(&self, s: &[SubflowState], r: usize) -> f64 {
-        s[r].cwnd / 2.0
-    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! scenario = "../scenarios/torus.toml"   # relative to the sweep file
 //! replicates = 5
 //! seed = 42
+//! runs_per_file = 10                     # optional: runs written together (default: see below)
 //!
 //! [grid]                                 # full factorial
 //! "flow.mp.cc.phi" = [0.0, 0.5, 1.0]
@@ -75,10 +76,14 @@ pub struct Sweep {
     pub scenario_name: String,
     /// The base scenario's text.
     pub scenario_text: String,
+    /// The base scenario, parsed once.
+    base: toml::Table,
     /// Replicates per point.
     pub replicates: u32,
     /// The sweep seed.
     pub seed: u64,
+    /// Runs written to one file of each table (a batch); the unit of sharding and resuming.
+    pub runs_per_file: usize,
     /// The swept keys, in column order.
     pub keys: Vec<String>,
     /// Every point.
@@ -106,6 +111,10 @@ impl Sweep {
             return Err(top.error("replicates", "expected at least 1"));
         }
         let seed = top.unsigned("seed")?.unwrap_or(1);
+        let runs_per_file = top.unsigned("runs_per_file")?;
+        if runs_per_file == Some(0) {
+            return Err(top.error("runs_per_file", "expected at least 1"));
+        }
         let mut factors: Vec<Factor> = Vec::new();
         if let Some(v) = top.value("grid") {
             let grid = v
@@ -167,23 +176,30 @@ impl Sweep {
             text: text.to_string(),
             scenario_file,
             scenario_name: scenario_rel.to_string(),
+            base: parse_text(scenario_rel, &scenario_text)?,
             scenario_text,
             replicates: replicates as u32,
             seed,
+            runs_per_file: 1,
             keys,
             points: Vec::new(),
         };
         sweep.check_levels(&factors)?;
-        let points = product(&factors).into_iter().enumerate().map(|(index, values)| Point { index, values }).collect();
-        Ok(Sweep { points, ..sweep })
+        let points: Vec<Point> = product(&factors).into_iter().enumerate().map(|(index, values)| Point { index, values }).collect();
+        // By default about a hundred batches: one run per file for small sweeps, up to 50 for
+        // large ones, whose many tiny runs would otherwise spend more time creating files than
+        // simulating. It depends on the sweep alone, so the dataset's layout does too.
+        let runs = points.len() * replicates as usize;
+        let runs_per_file = runs_per_file.map_or((runs / 100).clamp(1, 50), |n| n as usize);
+        Ok(Sweep { points, runs_per_file, ..sweep })
     }
 
     /// Applies each level alone to the base scenario, so that a key path that leads nowhere,
     /// an unknown key or a value of the wrong type is reported before anything runs.
     fn check_levels(&self, factors: &[Factor]) -> Result<()> {
         let scenario_file = self.scenario_name.clone();
-        let base = parse_text(&scenario_file, &self.scenario_text)?;
-        read_scenario(&scenario_file, &base)?;
+        let base = &self.base;
+        read_scenario(&scenario_file, base)?;
         for level in factors.iter().flatten() {
             let mut root = base.clone();
             for (key, value) in level {
@@ -217,7 +233,7 @@ impl Sweep {
     /// The scenario of `run`: the base with the point's values and the run's seed.
     pub fn scenario(&self, run: &Run) -> Result<Scenario> {
         let scenario_file = self.scenario_name.clone();
-        let mut root = parse_text(&scenario_file, &self.scenario_text)?;
+        let mut root = self.base.clone();
         for (key, value) in &self.points[run.point].values {
             set_key(&mut root, key, value.clone()).map_err(|m| ScenarioError::new(&self.file, key.clone(), m))?;
         }
