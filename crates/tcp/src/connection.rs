@@ -199,10 +199,11 @@ impl Connection {
         }
     }
 
+    /// Packets subflow `r` may have in flight: its window, and never less than one (a
+    /// threshold below one packet, possible through the library API, must not stall it).
     #[inline]
     fn window(&self, r: usize) -> u64 {
-        // cwnd ≥ 1 always holds (the transport floors it), so a plain conversion suffices.
-        self.states[r].cwnd as u64
+        (self.states[r].cwnd as u64).max(1)
     }
 
     /// Whether subflow `r` may send a new segment now.
