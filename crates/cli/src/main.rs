@@ -126,6 +126,20 @@ enum Command {
     },
 }
 
+/// Prints `text` to standard output. A reader that went away (`equipoise … | head`) ends the
+/// program quietly instead of with a panic.
+fn emit(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write to standard output: {e}");
+        std::process::exit(1);
+    }
+}
+
 fn parse_sets(sets: &[String], seed: Option<u64>) -> Result<Vec<(String, String)>, String> {
     let mut out = Vec::new();
     for s in sets {
@@ -155,10 +169,10 @@ fn run(file: &Path, out: Option<PathBuf>, sets: &[String], seed: Option<u64>, qu
     let written = tables::write_run(&dir, &output, &provenance)?;
     if !quiet {
         let name = scenario.meta.name.as_deref().unwrap_or("scenario");
-        println!("{name} ({}), seed {}\n", file.display(), scenario.sim.seed);
-        print!("{}", summary::render(&output, scenario.sim.warmup.as_secs_f64(), wall));
+        emit(&format!("{name} ({}), seed {}\n\n", file.display(), scenario.sim.seed));
+        emit(&summary::render(&output, scenario.sim.warmup.as_secs_f64(), wall));
         let names: Vec<String> = written.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
-        println!("tables in {}/: {}", dir.display(), names.join(", "));
+        emit(&format!("tables in {}/: {}\n", dir.display(), names.join(", ")));
     }
     Ok(())
 }
@@ -167,7 +181,7 @@ fn validate(file: &Path, sets: &[String]) -> Result<(), String> {
     let sets = parse_sets(sets, None)?;
     let scenario = topologies::load(file, &sets).map_err(|e| e.to_string())?;
     scenario.build().map_err(|e| e.to_string())?;
-    println!("{}: ok ({} links, {} flows)", file.display(), scenario.links.len(), scenario.flows.len());
+    emit(&format!("{}: ok ({} links, {} flows)\n", file.display(), scenario.links.len(), scenario.flows.len()));
     Ok(())
 }
 
@@ -181,7 +195,7 @@ fn write_slurm(file: &Path, out: &Path, args: &slurm::SlurmArgs) -> Result<(), S
     sweep::prepare(&sweep, &layout)?;
     let script = out.join("sweep.sbatch");
     std::fs::write(&script, slurm::script(&program, &file, &out, args)).map_err(|e| format!("cannot write {}: {e}", script.display()))?;
-    println!("wrote {}: submit it with `sbatch {}`", script.display(), script.display());
+    emit(&format!("wrote {}: submit it with `sbatch {}`\n", script.display(), script.display()));
     Ok(())
 }
 
@@ -219,17 +233,17 @@ fn main() -> ExitCode {
                 let args = sweep::SweepArgs { file, out: out.clone(), jobs, shard, resume, quiet };
                 sweep::sweep(&args).map(|(ok, failed, skipped)| {
                     if !quiet {
-                        println!("{ok} runs done, {failed} failed, {skipped} already done; dataset in {}/", out.display());
+                        emit(&format!("{ok} runs done, {failed} failed, {skipped} already done; dataset in {}/\n", out.display()));
                     }
                 })
             }
         }
-        Command::Summarize { dir } => summarize::summarize(&dir).map(|digest| print!("{digest}")),
+        Command::Summarize { dir } => summarize::summarize(&dir).map(|digest| emit(&digest)),
         Command::Plot { dir, x, y, by, filter, agg, out } => {
-            plot::plot(&plot::PlotArgs { dir, x, y, by, filter, aggregate: agg, out }).map(|f| println!("wrote {}", f.display()))
+            plot::plot(&plot::PlotArgs { dir, x, y, by, filter, aggregate: agg, out }).map(|f| emit(&format!("wrote {}\n", f.display())))
         }
         Command::Algorithms => {
-            print!("{}", mptcp_cc::algorithm::reference_markdown());
+            emit(&mptcp_cc::algorithm::reference_markdown());
             Ok(())
         }
     };
