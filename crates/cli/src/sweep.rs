@@ -62,38 +62,58 @@ fn done(dir: &Path, batch: usize) -> bool {
     batch_file(dir, "runs", batch).exists()
 }
 
+/// How a swept key's values become a column: decided once per sweep from all its values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum KeyKind {
+    Integer,
+    Number,
+    Boolean,
+    /// Words, or values of mixed types.
+    Text,
+}
+
+/// The column type of every swept key: integers as i64, other numbers as f64, booleans as
+/// booleans, anything else (or a key whose values mix types) as text.
+fn key_kinds(sweep: &Sweep) -> Vec<KeyKind> {
+    sweep
+        .keys
+        .iter()
+        .map(|key| {
+            let values = || sweep.points.iter().filter_map(|p| p.values.iter().find(|(k, _)| k == key).map(|(_, v)| v));
+            if values().all(toml::Value::is_integer) {
+                KeyKind::Integer
+            } else if values().all(|v| v.is_float() || v.is_integer()) {
+                KeyKind::Number
+            } else if values().all(toml::Value::is_bool) {
+                KeyKind::Boolean
+            } else {
+                KeyKind::Text
+            }
+        })
+        .collect()
+}
+
 /// The columns every row of a run carries: point, replicate, seed and one per swept key.
-fn run_columns(sweep: &Sweep, run: &Run, height: usize) -> Vec<Column> {
+fn run_columns(sweep: &Sweep, kinds: &[KeyKind], run: &Run, height: usize) -> Vec<Column> {
     let mut cols = vec![
         Column::new("point".into(), vec![run.point as u32; height]),
         Column::new("replicate".into(), vec![run.replicate; height]),
         Column::new("seed".into(), vec![run.seed; height]),
     ];
-    for key in &sweep.keys {
-        cols.push(key_column(sweep, key, run.point, height));
+    for (key, kind) in sweep.keys.iter().zip(kinds) {
+        let here = sweep.points[run.point].values.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+        let name: PlSmallStr = key.into();
+        cols.push(match kind {
+            KeyKind::Integer => Column::new(name, vec![here.and_then(toml::Value::as_integer); height]),
+            KeyKind::Number => {
+                let x = here.map(|v| v.as_float().unwrap_or_else(|| v.as_integer().unwrap_or_default() as f64));
+                Column::new(name, vec![x; height])
+            }
+            KeyKind::Boolean => Column::new(name, vec![here.and_then(toml::Value::as_bool); height]),
+            KeyKind::Text => Column::new(name, vec![here.map(value_text); height]),
+        });
     }
     cols
-}
-
-/// The column of swept key `key` at `point`: integers as i64, other numbers as f64, booleans
-/// as booleans, anything else (or a key whose values mix types) as text.
-fn key_column(sweep: &Sweep, key: &str, point: usize, height: usize) -> Column {
-    let values: Vec<Option<&toml::Value>> = sweep.points.iter().map(|p| p.values.iter().find(|(k, _)| k == key).map(|(_, v)| v)).collect();
-    let integer = values.iter().flatten().all(|v| v.is_integer());
-    let numeric = values.iter().flatten().all(|v| v.is_float() || v.is_integer());
-    let boolean = values.iter().flatten().all(|v| v.is_bool());
-    let here = values[point];
-    let name: PlSmallStr = key.into();
-    if integer {
-        Column::new(name, vec![here.and_then(toml::Value::as_integer); height])
-    } else if numeric {
-        let x = here.map(|v| v.as_float().unwrap_or_else(|| v.as_integer().unwrap_or_default() as f64));
-        Column::new(name, vec![x; height])
-    } else if boolean {
-        Column::new(name, vec![here.and_then(toml::Value::as_bool); height])
-    } else {
-        Column::new(name, vec![here.map(value_text); height])
-    }
 }
 
 fn prepend(df: DataFrame, cols: Vec<Column>) -> PolarsResult<DataFrame> {
@@ -130,7 +150,7 @@ fn stack(acc: &mut Option<DataFrame>, df: DataFrame) -> Result<(), String> {
 
 /// Runs batch `batch` (the runs `runs`) and writes its files. Returns how many runs failed
 /// (recorded in `runs/`); an `Err` is an I/O failure that stops the sweep.
-fn execute(sweep: &Sweep, batch: usize, runs: &[Run], dir: &Path) -> Result<u64, String> {
+fn execute(sweep: &Sweep, kinds: &[KeyKind], batch: usize, runs: &[Run], dir: &Path) -> Result<u64, String> {
     let mut tables_acc: [Option<DataFrame>; 4] = Default::default();
     let mut runs_acc = None;
     let mut failed = 0;
@@ -139,7 +159,7 @@ fn execute(sweep: &Sweep, batch: usize, runs: &[Run], dir: &Path) -> Result<u64,
             Ok(out) => {
                 for (i, (_, df)) in tables::frames(&out).map_err(|e| e.to_string())?.into_iter().enumerate() {
                     let height = df.height();
-                    stack(&mut tables_acc[i], prepend(df, run_columns(sweep, run, height)).map_err(|e| e.to_string())?)?;
+                    stack(&mut tables_acc[i], prepend(df, run_columns(sweep, kinds, run, height)).map_err(|e| e.to_string())?)?;
                 }
                 ("ok", None, out.stats.events)
             }
@@ -148,7 +168,7 @@ fn execute(sweep: &Sweep, batch: usize, runs: &[Run], dir: &Path) -> Result<u64,
                 ("failed", Some(e), 0)
             }
         };
-        let mut cols = run_columns(sweep, run, 1);
+        let mut cols = run_columns(sweep, kinds, run, 1);
         cols.push(Column::new("status".into(), vec![status]));
         cols.push(Column::new("error".into(), vec![error]));
         cols.push(Column::new("events".into(), vec![events]));
@@ -232,6 +252,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(u64, u64, u64), String> {
 
 fn run_prepared(sweep: &Sweep, args: &SweepArgs) -> Result<(u64, u64, u64), String> {
     let all = sweep.runs();
+    let kinds = key_kinds(sweep);
     let batches: Vec<(usize, &[Run])> = all.chunks(sweep.runs_per_file).enumerate().collect();
     let mine: Vec<&(usize, &[Run])> = batches.iter().filter(|(b, _)| args.shard.is_none_or(|s| s.owns(*b))).collect();
     let todo: Vec<&(usize, &[Run])> = mine.iter().copied().filter(|(b, _)| !(args.resume && done(&args.out, *b))).collect();
@@ -246,7 +267,7 @@ fn run_prepared(sweep: &Sweep, args: &SweepArgs) -> Result<(u64, u64, u64), Stri
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs).build().map_err(|e| e.to_string())?;
     let result: Result<(), String> = pool.install(|| {
         todo.par_iter().try_for_each(|(b, runs)| {
-            let f = execute(sweep, *b, runs, &args.out)?;
+            let f = execute(sweep, &kinds, *b, runs, &args.out)?;
             if f > 0 {
                 let total = failed.fetch_add(f, Ordering::Relaxed) + f;
                 bar.set_message(format!("{total} failed"));
