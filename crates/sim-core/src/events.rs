@@ -6,9 +6,10 @@
 //! Two choices keep the hot path short (BENCHMARKS.md: htsim spends ~45 % of its time in its
 //! event list):
 //!
-//! - An entry is 16 bytes: the time, and one word holding the sequence number (high 32 bits)
-//!   above the event encoded in 32 bits ([`EventCode`]). Sequence numbers are renumbered in
-//!   order when they would overflow, so ordering never depends on wrap-around.
+//! - An entry is one 128-bit integer: the time in the high 64 bits, then the sequence number
+//!   (32 bits), then the event encoded in 32 bits ([`EventCode`]), so ordering entries is one
+//!   integer comparison. Sequence numbers are renumbered in order when they would overflow, so
+//!   ordering never depends on wrap-around.
 //! - Timers that are usually superseded before they fire (retransmission timeouts, one per
 //!   flow) live in a second heap. The network's own events, whose number is bounded by the
 //!   queues and pipes in use, stay in a small heap whose depth does not grow with the number
@@ -34,8 +35,13 @@ impl EventCode for u32 {
     }
 }
 
-/// `(time in picoseconds, sequence number << 32 | encoded event)`; tuples compare in order.
-type Entry = (u64, u64);
+/// `time in picoseconds << 64 | sequence number << 32 | encoded event`.
+type Entry = u128;
+
+#[inline]
+fn entry_time(e: Entry) -> u64 {
+    (e >> 64) as u64
+}
 
 /// A binary min-heap of entries. Hand-written rather than `std`'s `BinaryHeap<Reverse<_>>`:
 /// the network's heap holds a handful of entries, and a plain sift-down that stops early costs
@@ -47,8 +53,8 @@ struct MinHeap {
 
 impl MinHeap {
     #[inline]
-    fn peek(&self) -> Option<&Entry> {
-        self.entries.first()
+    fn peek(&self) -> Option<Entry> {
+        self.entries.first().copied()
     }
 
     #[inline]
@@ -146,7 +152,7 @@ impl<E: EventCode> EventList<E> {
         }
         let key = (self.next_seq << 32) | event.encode() as u64;
         self.next_seq += 1;
-        (time.as_ps(), key)
+        (time.as_ps() as u128) << 64 | key as u128
     }
 
     /// Schedules `event` at `time`, which must not be in the past.
@@ -186,22 +192,22 @@ impl<E: EventCode> EventList<E> {
             (Some(n), Some(t)) => t < n,
         };
         let heap = if from_timers { &mut self.timers } else { &mut self.near };
-        if heap.peek().expect("nonempty").0 > end.0 {
+        if heap.peek().map(entry_time) > Some(end.0) {
             return None;
         }
-        let (time, key) = heap.pop().expect("peeked");
-        let time = Time(time);
+        let e = heap.pop().expect("peeked");
+        let time = Time(entry_time(e));
         debug_assert!(time >= self.now, "time ran backwards");
         self.now = time;
         self.executed += 1;
-        Some((time, E::decode(key as u32)))
+        Some((time, E::decode(e as u32)))
     }
 
     /// Time of the earliest pending event.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
-        let near = self.near.peek().map(|e| e.0);
-        let timer = self.timers.peek().map(|e| e.0);
+        let near = self.near.peek().map(entry_time);
+        let timer = self.timers.peek().map(entry_time);
         match (near, timer) {
             (Some(a), Some(b)) => Some(Time(a.min(b))),
             (a, b) => a.or(b).map(Time),
@@ -212,8 +218,8 @@ impl<E: EventCode> EventList<E> {
     fn renumber(&mut self) {
         let mut all: Vec<(Entry, bool)> = self.near.drain().map(|e| (e, false)).chain(self.timers.drain().map(|e| (e, true))).collect();
         all.sort_unstable();
-        for (seq, ((_, key), _)) in all.iter_mut().enumerate() {
-            *key = ((seq as u64) << 32) | (*key & 0xffff_ffff);
+        for (seq, (e, _)) in all.iter_mut().enumerate() {
+            *e = (*e >> 64) << 64 | (seq as u128) << 32 | (*e & 0xffff_ffff);
         }
         self.next_seq = all.len() as u64;
         for (e, timer) in all {

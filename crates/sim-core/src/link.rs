@@ -86,18 +86,23 @@ pub struct Link {
     loss_rng: Stream,
     queue_rng: Stream,
     up: bool,
-    /// Packets waiting or in service; each one's `due` is its departure plus the delay.
-    buffer: PacketFifo,
-    /// Packets serialized and propagating.
-    wire: PacketFifo,
+    /// Every packet on the link in order: those propagating, then the one in service and those
+    /// waiting (from `unserved` on). Each one's `due` is its departure plus the delay. One list
+    /// rather than a buffer and a wire, so a departure moves a cursor instead of a packet.
+    line: PacketFifo,
+    /// The first packet not yet serialized (the one in service), if any.
+    unserved: Option<PacketId>,
+    /// Packets in the buffer (waiting or in service) and their bytes.
+    queued: (u32, u64),
     /// Departure time of the last packet queued.
     last_departure: Time,
     /// Departure time of the buffer's head (`Time::NEVER` when the buffer is empty).
     next_departure: Time,
     /// Time of the pending exit event (`Time::NEVER` if none).
     next_exit: Time,
+    /// The queue integrals here count each admitted packet's whole wait at its arrival (its
+    /// departure is known then); readers subtract the part still in the future.
     counters: LinkCounters,
-    last_change: Time,
     /// The last size serialized and its time: packets of one size dominate, and the exact
     /// 128-bit division is the costliest step otherwise.
     serialization_cache: (u32, Time),
@@ -124,13 +129,13 @@ impl Link {
             loss_rng,
             queue_rng,
             up: true,
-            buffer: PacketFifo::default(),
-            wire: PacketFifo::default(),
+            line: PacketFifo::default(),
+            unserved: None,
+            queued: (0, 0),
             last_departure: Time::ZERO,
             next_departure: Time::NEVER,
             next_exit: Time::NEVER,
             counters: LinkCounters::default(),
-            last_change: Time::ZERO,
             serialization_cache: (0, rate.serialization_time(0)),
         }
     }
@@ -159,29 +164,36 @@ impl Link {
         self.up
     }
 
-    #[inline]
-    fn account(&mut self, now: Time) {
-        let dt = (now - self.last_change).as_ps() as u128;
-        self.counters.queue_packet_ps += self.buffer.len() as u128 * dt;
-        self.counters.queue_byte_ps += self.buffer.bytes() as u128 * dt;
-        self.last_change = now;
+    /// The part of the queue integrals (packet·ps, byte·ps) after `now`: the waits still to
+    /// come of the packets queued, which [`Link::arrive`] counted in advance.
+    fn future_queueing(&self, arena: &PacketArena, now: Time) -> (u128, u128) {
+        let (mut packet_ps, mut byte_ps) = (0u128, 0u128);
+        let mut at = self.unserved;
+        while let Some(id) = at {
+            let wait = (arena[id].due - self.delay).saturating_sub(now).as_ps() as u128;
+            packet_ps += wait;
+            byte_ps += arena[id].size as u128 * wait;
+            at = self.line.after(arena, id);
+        }
+        (packet_ps, byte_ps)
     }
 
-    /// Applies every departure due by `now`, in order: the packet moves from the buffer to
-    /// the wire, and the counters advance to its departure time.
+    /// Applies every departure due by `now`, in order: the packet leaves the buffer for the
+    /// wire, and the counters advance to its departure time.
     #[inline]
-    pub fn settle(&mut self, arena: &mut PacketArena, now: Time) {
+    pub fn settle(&mut self, arena: &PacketArena, now: Time) {
         while self.next_departure <= now {
             let departure = self.next_departure;
-            self.account(departure);
-            let id = self.buffer.pop(arena).expect("a departure is due, so the buffer has a head");
+            let id = self.unserved.expect("a departure is due, so a packet is in service");
             let size = arena[id].size;
             let service = self.serialization_time(size);
             self.counters.busy += service;
             self.counters.departures += 1;
             self.counters.bytes_departed += size as u64;
-            self.wire.push(arena, id);
-            match self.buffer.head() {
+            self.queued.0 -= 1;
+            self.queued.1 -= size as u64;
+            self.unserved = self.line.after(arena, id);
+            match self.unserved {
                 Some(head) => self.next_departure = arena[head].due - self.delay,
                 None => {
                     self.next_departure = Time::NEVER;
@@ -207,24 +219,30 @@ impl Link {
         let size = arena[id].size;
         let admitted = match &mut self.discipline {
             // The common case, decided here without a call.
-            Discipline::DropTail => self.limit.admits(self.buffer.len(), self.buffer.bytes(), size),
-            other => other.admit(self.limit, self.buffer.len(), self.buffer.bytes(), size, now, &mut self.queue_rng),
+            Discipline::DropTail => self.limit.admits(self.queued.0, self.queued.1, size),
+            other => other.admit(self.limit, self.queued.0, self.queued.1, size, now, &mut self.queue_rng),
         };
         if !admitted {
             self.counters.queue_drops += 1;
             return Admission::Dropped(DropReason::Queue);
         }
-        self.account(now);
         let departure = self.last_departure.max(now) + self.serialization_time(size);
         self.last_departure = departure;
+        // The queue integrals, by Little: this packet adds its whole wait at once.
+        let wait = (departure - now).as_ps() as u128;
+        self.counters.queue_packet_ps += wait;
+        self.counters.queue_byte_ps += size as u128 * wait;
         let due = departure + self.delay;
         arena[id].due = due;
-        if self.buffer.is_empty() {
+        if self.unserved.is_none() {
+            self.unserved = Some(id);
             self.next_departure = departure;
         }
-        self.buffer.push(arena, id);
-        self.counters.max_queue_packets = self.counters.max_queue_packets.max(self.buffer.len());
-        self.counters.max_queue_bytes = self.counters.max_queue_bytes.max(self.buffer.bytes());
+        self.line.push(arena, id);
+        self.queued.0 += 1;
+        self.queued.1 += size as u64;
+        self.counters.max_queue_packets = self.counters.max_queue_packets.max(self.queued.0);
+        self.counters.max_queue_bytes = self.counters.max_queue_bytes.max(self.queued.1);
         if self.next_exit == Time::NEVER {
             self.next_exit = due;
             Admission::Queued(Some(due))
@@ -241,9 +259,9 @@ impl Link {
             return (None, None);
         }
         self.settle(arena, now);
-        let id = self.wire.pop(arena).expect("the exit event belongs to the wire's head");
+        let id = self.line.pop(arena).expect("the exit event belongs to the wire's head");
         debug_assert_eq!(arena[id].due, now);
-        let next = self.wire.head().or(self.buffer.head()).map(|h| arena[h].due);
+        let next = self.line.head().map(|h| arena[h].due);
         self.next_exit = next.unwrap_or(Time::NEVER);
         (Some(id), next)
     }
@@ -257,15 +275,28 @@ impl Link {
             return;
         }
         self.settle(arena, now);
-        self.account(now);
-        while let Some(id) = self.buffer.pop(arena) {
-            self.counters.down_drops += 1;
-            dropped.push(id);
+        let (packet_ps, byte_ps) = self.future_queueing(arena, now);
+        self.counters.queue_packet_ps -= packet_ps;
+        self.counters.queue_byte_ps -= byte_ps;
+        if let Some(first) = self.unserved.take() {
+            let mut last_sent = None;
+            let mut at = self.line.head();
+            while let Some(id) = at.filter(|&id| id != first) {
+                last_sent = Some(id);
+                at = self.line.after(arena, id);
+            }
+            let mut cut = self.line.truncate_after(arena, last_sent);
+            while let Some(id) = cut {
+                cut = self.line.after(arena, id);
+                self.counters.down_drops += 1;
+                dropped.push(id);
+            }
         }
+        self.queued = (0, 0);
         self.last_departure = now;
         self.next_departure = Time::NEVER;
         self.discipline.on_empty(now);
-        if self.wire.is_empty() {
+        if self.line.is_empty() {
             self.next_exit = Time::NEVER;
         }
     }
@@ -273,14 +304,17 @@ impl Link {
     /// The counters brought up to `now`.
     pub fn counters(&mut self, arena: &mut PacketArena, now: Time) -> LinkCounters {
         self.settle(arena, now);
-        self.account(now);
-        self.counters
+        let (packet_ps, byte_ps) = self.future_queueing(arena, now);
+        LinkCounters {
+            queue_packet_ps: self.counters.queue_packet_ps - packet_ps,
+            queue_byte_ps: self.counters.queue_byte_ps - byte_ps,
+            ..self.counters
+        }
     }
 
     /// Restarts the maxima from the current queue (at the end of the warm-up, after
     /// [`Link::counters`] brought the link up to date).
     pub fn reset_max(&mut self) {
-        self.counters.max_queue_packets = self.buffer.len();
-        self.counters.max_queue_bytes = self.buffer.bytes();
+        (self.counters.max_queue_packets, self.counters.max_queue_bytes) = self.queued;
     }
 }

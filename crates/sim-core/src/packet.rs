@@ -123,18 +123,18 @@ impl std::ops::IndexMut<PacketId> for PacketArena {
     }
 }
 
-/// A FIFO of packets linked through their `next` fields: a head, a tail and counts.
+/// A FIFO of packets linked through their `next` fields: just a head and a tail, so pushing
+/// and popping touch two words and the packets themselves. Components that need counts keep
+/// their own (a link counts only what waits, not what propagates).
 #[derive(Clone, Debug)]
 pub struct PacketFifo {
     head: u32,
     tail: u32,
-    len: u32,
-    bytes: u64,
 }
 
 impl Default for PacketFifo {
     fn default() -> Self {
-        PacketFifo { head: PacketId::NIL, tail: PacketId::NIL, len: 0, bytes: 0 }
+        PacketFifo { head: PacketId::NIL, tail: PacketId::NIL }
     }
 }
 
@@ -142,32 +142,26 @@ impl PacketFifo {
     /// Appends `id` at the tail.
     #[inline]
     pub fn push(&mut self, arena: &mut PacketArena, id: PacketId) {
-        let p = &mut arena[id];
-        p.next = PacketId::NIL;
-        self.bytes += p.size as u64;
+        arena[id].next = PacketId::NIL;
         if self.tail == PacketId::NIL {
             self.head = id.0;
         } else {
             arena.slots[self.tail as usize].next = id.0;
         }
         self.tail = id.0;
-        self.len += 1;
     }
 
     /// Removes and returns the head.
     #[inline]
-    pub fn pop(&mut self, arena: &mut PacketArena) -> Option<PacketId> {
+    pub fn pop(&mut self, arena: &PacketArena) -> Option<PacketId> {
         if self.head == PacketId::NIL {
             return None;
         }
         let id = PacketId(self.head);
-        let p = &arena[id];
-        self.head = p.next;
-        self.bytes -= p.size as u64;
+        self.head = arena[id].next;
         if self.head == PacketId::NIL {
             self.tail = PacketId::NIL;
         }
-        self.len -= 1;
         Some(id)
     }
 
@@ -177,22 +171,28 @@ impl PacketFifo {
         (self.head != PacketId::NIL).then_some(PacketId(self.head))
     }
 
-    /// Packets queued.
-    #[inline]
-    pub fn len(&self) -> u32 {
-        self.len
-    }
-
     /// Whether the FIFO is empty.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.head == PacketId::NIL
     }
 
-    /// Bytes queued.
+    /// The packet queued after `id`, if any.
     #[inline]
-    pub fn bytes(&self) -> u64 {
-        self.bytes
+    pub fn after(&self, arena: &PacketArena, id: PacketId) -> Option<PacketId> {
+        let next = arena[id].next;
+        (next != PacketId::NIL).then_some(PacketId(next))
+    }
+
+    /// Cuts the FIFO after `last` (or empties it if `last` is `None`) and returns the first
+    /// packet cut off; the cut packets stay linked to each other, ending at the old tail.
+    pub fn truncate_after(&mut self, arena: &mut PacketArena, last: Option<PacketId>) -> Option<PacketId> {
+        let cut = match last {
+            None => std::mem::replace(&mut self.head, PacketId::NIL),
+            Some(l) => std::mem::replace(&mut arena[l].next, PacketId::NIL),
+        };
+        self.tail = last.map_or(PacketId::NIL, |l| l.0);
+        (cut != PacketId::NIL).then_some(PacketId(cut))
     }
 }
 
@@ -208,15 +208,19 @@ mod tests {
         for &id in &ids {
             q.push(&mut arena, id);
         }
-        assert_eq!((q.len(), q.bytes()), (4, 406));
-        assert_eq!(q.pop(&mut arena), Some(ids[0]));
+        assert_eq!(q.after(&arena, ids[1]), Some(ids[2]));
+        assert_eq!(q.pop(&arena), Some(ids[0]));
         arena.free(ids[0]);
         let again = arena.alloc(Packet::new(PacketKind::Ack, 40, 0));
         assert_eq!(again, ids[0], "freed slot is reused");
         q.push(&mut arena, again);
-        let order: Vec<_> = std::iter::from_fn(|| q.pop(&mut arena)).collect();
-        assert_eq!(order, vec![ids[1], ids[2], ids[3], again]);
-        assert!(q.is_empty() && q.bytes() == 0 && q.head().is_none());
+        assert_eq!(q.truncate_after(&mut arena, Some(ids[2])), Some(ids[3]), "cut after the second");
+        assert_eq!(arena[ids[3]].next, again.0, "the cut packets stay linked");
+        q.push(&mut arena, again);
+        let order: Vec<_> = std::iter::from_fn(|| q.pop(&arena)).collect();
+        assert_eq!(order, vec![ids[1], ids[2], again]);
+        assert!(q.is_empty() && q.head().is_none());
+        assert_eq!(q.truncate_after(&mut arena, None), None);
         assert_eq!((arena.live(), arena.capacity()), (4, 4));
     }
 }

@@ -23,11 +23,6 @@ impl Pipe {
         self.delay
     }
 
-    /// Packets inside.
-    pub fn len(&self) -> u32 {
-        self.fifo.len()
-    }
-
     /// Whether the pipe is empty.
     pub fn is_empty(&self) -> bool {
         self.fifo.is_empty()
