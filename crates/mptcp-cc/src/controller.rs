@@ -9,8 +9,9 @@ use crate::state::SubflowState;
 /// Loss detection, slow start, fast recovery and timeouts are the transport's; a controller
 /// decides only how much a subflow's window grows per acknowledged packet in congestion
 /// avoidance and how much it shrinks on a loss event. Both are pure functions of the subflow
-/// states (so a fluid-model solver can use the same code); the `on_*` hooks let stateful
-/// algorithms keep estimates between calls.
+/// states (so a fluid-model solver can use the same code); the `on_loss` hook lets a stateful
+/// algorithm keep estimates between loss events. (There is no per-ACK hook: no law of the
+/// seeds needs one, and it would cost a virtual call per acknowledgement.)
 pub trait CoupledController: Debug + Send {
     /// The configuration name (`"reno"`, `"lia"`, …).
     fn name(&self) -> &'static str;
@@ -25,9 +26,6 @@ pub trait CoupledController: Debug + Send {
     fn decrease(&self, subflows: &[SubflowState], r: usize) -> f64 {
         subflows[r].cwnd / 2.0
     }
-
-    /// Called after an acknowledgement of `acked` new packets on subflow `r`.
-    fn on_ack(&mut self, _subflows: &[SubflowState], _r: usize, _acked: u64) {}
 
     /// Called on a loss event on subflow `r`, before the decrease is applied.
     fn on_loss(&mut self, _subflows: &[SubflowState], _r: usize) {}

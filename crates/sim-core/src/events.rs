@@ -59,27 +59,26 @@ impl MinHeap {
 
     #[inline]
     fn push(&mut self, e: Entry) {
-        let mut i = self.entries.len();
         self.entries.push(e);
+        let entries = self.entries.as_mut_slice();
+        let mut i = entries.len() - 1;
         while i > 0 {
             let parent = (i - 1) / 2;
-            if self.entries[parent] <= e {
+            if entries[parent] <= e {
                 break;
             }
-            self.entries[i] = self.entries[parent];
+            entries[i] = entries[parent];
             i = parent;
         }
-        self.entries[i] = e;
+        entries[i] = e;
     }
 
     #[inline]
     fn pop(&mut self) -> Option<Entry> {
         let last = self.entries.pop()?;
-        let n = self.entries.len();
-        if n == 0 {
-            return Some(last);
-        }
-        let top = self.entries[0];
+        let entries = self.entries.as_mut_slice();
+        let Some(&top) = entries.first() else { return Some(last) };
+        let n = entries.len();
         let mut i = 0;
         loop {
             let left = 2 * i + 1;
@@ -87,14 +86,14 @@ impl MinHeap {
                 break;
             }
             let right = left + 1;
-            let child = if right < n && self.entries[right] < self.entries[left] { right } else { left };
-            if last <= self.entries[child] {
+            let child = if right < n && entries[right] < entries[left] { right } else { left };
+            if last <= entries[child] {
                 break;
             }
-            self.entries[i] = self.entries[child];
+            entries[i] = entries[child];
             i = child;
         }
-        self.entries[i] = last;
+        entries[i] = last;
         Some(top)
     }
 

@@ -180,7 +180,7 @@ impl Link {
 
     /// Applies every departure due by `now`, in order: the packet leaves the buffer for the
     /// wire, and the counters advance to its departure time.
-    #[inline]
+    #[inline(always)]
     pub fn settle(&mut self, arena: &PacketArena, now: Time) {
         while self.next_departure <= now {
             let departure = self.next_departure;

@@ -133,14 +133,14 @@ impl Network {
     #[inline]
     pub fn send<E: From<NetEvent> + EventCode>(&mut self, id: PacketId, route: RouteId, events: &mut EventList<E>) -> Option<Delivery> {
         self.packets[id].hop = route.0;
-        self.forward(id, events)
+        self.forward(id, route.0, events)
     }
 
-    /// Moves packet `id` into its current hop.
-    #[inline]
-    fn forward<E: From<NetEvent> + EventCode>(&mut self, id: PacketId, events: &mut EventList<E>) -> Option<Delivery> {
+    /// Moves packet `id` into hop `hop`, its current one.
+    #[inline(always)]
+    fn forward<E: From<NetEvent> + EventCode>(&mut self, id: PacketId, hop: u32, events: &mut EventList<E>) -> Option<Delivery> {
         let now = events.now();
-        match self.hops[self.packets[id].hop as usize] {
+        match self.hops[hop as usize] {
             Hop::Link(l) => {
                 match self.links[l.0 as usize].arrive(&mut self.packets, id, now) {
                     Admission::Queued(None) => {}
@@ -185,8 +185,10 @@ impl Network {
                 id
             }
         };
-        self.packets[id].hop += 1;
-        self.forward(id, events)
+        let p = &mut self.packets[id];
+        p.hop += 1;
+        let hop = p.hop;
+        self.forward(id, hop, events)
     }
 
     /// Takes link `l` down or up at `now`, dropping what waits in a link going down.

@@ -172,6 +172,7 @@ impl Connection {
     }
 
     /// Sends subflow `r`'s segment `seq`, carrying data segment `data_seq`.
+    #[inline(always)]
     pub(crate) fn transmit(&mut self, r: usize, seq: u64, data_seq: u64, ctx: &mut Ctx) {
         let size = self.segment_size(data_seq, ctx.mss);
         let s = &mut self.senders[r];
@@ -193,6 +194,7 @@ impl Connection {
         debug_assert!(delivered.is_none(), "every route crosses at least one link");
     }
 
+    #[inline(always)]
     pub(crate) fn arm_timer(&mut self, r: usize, ctx: &mut Ctx) {
         if let Some(at) = self.senders[r].arm_timer(ctx.events.now()) {
             ctx.events.schedule_timer(at, Event::Retransmit(self.first_subflow + r as u32));
@@ -203,7 +205,8 @@ impl Connection {
     /// threshold below one packet, possible through the library API, must not stall it).
     #[inline]
     fn window(&self, r: usize) -> u64 {
-        (self.states[r].cwnd as u64).max(1)
+        // Through i64, one instruction cheaper than a saturating conversion to u64.
+        (self.states[r].cwnd as i64).max(1) as u64
     }
 
     /// Whether subflow `r` may send a new segment now.
@@ -234,13 +237,14 @@ impl Connection {
 
     /// Resends, within its window, what subflow `r` had sent beyond `snd_nxt` before a timeout
     /// took it back (go-back-N), if anything.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn resend(&mut self, r: usize, ctx: &mut Ctx) {
         if self.senders[r].snd_nxt < self.senders[r].snd_max {
             self.go_back_n(r, ctx);
         }
     }
 
+    #[cold]
     fn go_back_n(&mut self, r: usize, ctx: &mut Ctx) {
         let window = self.window(r);
         while self.senders[r].snd_nxt < self.senders[r].snd_max && self.senders[r].in_flight() < window {
@@ -295,7 +299,7 @@ impl Connection {
 
     /// Data packet `id` reached subflow `r`'s receiver; turns it into the ACK (or frees it).
     pub fn on_data(&mut self, r: usize, id: PacketId, ctx: &mut Ctx) {
-        let p = ctx.net.packets[id];
+        let p = &ctx.net.packets[id];
         let action = self.receivers[r].on_data(p.seq, p.timestamp, p.retransmitted);
         if self.multipath() {
             self.data.receive(p.data_seq);
@@ -326,7 +330,7 @@ impl Connection {
 
     /// Rewrites packet `id` as acknowledgement `ack` (with the data-level acknowledgement) and
     /// sends it back.
-    #[inline]
+    #[inline(always)]
     fn send_ack(&mut self, r: usize, id: PacketId, ack: Ack, ctx: &mut Ctx) {
         let data_ack = self.delivered();
         let p = &mut ctx.net.packets[id];

@@ -29,10 +29,13 @@ impl Connection {
         if ack.next > s.snd_una {
             let newly = ack.next - s.snd_una;
             if !ack.echo_retransmitted {
-                s.rtt.sample(now - ack.echo);
+                let rtt = now - ack.echo;
+                let new_min = s.rtt.sample(rtt);
                 let st = &mut self.states[r];
                 st.srtt = s.rtt.srtt().expect("sampled").as_secs_f64();
-                st.min_rtt = s.rtt.min_rtt().expect("sampled").as_secs_f64();
+                if new_min {
+                    st.min_rtt = rtt.as_secs_f64();
+                }
                 s.counters.srtt_sum += st.srtt;
                 s.counters.rtt_samples += 1;
             }
@@ -69,17 +72,17 @@ impl Connection {
             } else {
                 s.dupacks = 0;
                 let st = &self.states[r];
+                // (`newly` is far below 2^63: converting through i64 is one instruction.)
                 let growth = if st.cwnd < st.ssthresh {
                     // Slow start with appropriate byte counting, L = 2 (RFC 3465).
-                    newly.min(2) as f64
+                    newly.min(2) as i64 as f64
                 } else {
-                    newly as f64 * self.cc.increase(&self.states, r)
+                    newly as i64 as f64 * self.cc.increase(&self.states, r)
                 };
                 // Some laws (OLIA, RSF) may shrink the window; it never goes below one packet.
                 let st = &mut self.states[r];
                 st.cwnd = (st.cwnd + growth).max(1.0);
             }
-            self.cc.on_ack(&self.states, r, newly);
             if self.senders[r].outstanding() {
                 self.arm_timer(r, ctx);
             } else {

@@ -32,8 +32,10 @@ impl RttEstimator {
     }
 
     /// Takes one RTT measurement from a segment that was not retransmitted (Karn's rule is the
-    /// caller's: retransmitted segments give no sample).
-    pub fn sample(&mut self, r: Time) {
+    /// caller's: retransmitted segments give no sample). Returns whether it is a new minimum.
+    #[inline]
+    pub fn sample(&mut self, r: Time) -> bool {
+        let new_min = r < self.min_rtt;
         self.min_rtt = self.min_rtt.min(r);
         match self.srtt {
             None => {
@@ -54,6 +56,7 @@ impl RttEstimator {
         // Karn: a valid sample from new data ends the backoff.
         self.backoff = 0;
         self.timeout = self.rto;
+        new_min
     }
 
     /// Doubles the timeout after an expiry (RFC 6298 (5.5)).
