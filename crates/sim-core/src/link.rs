@@ -204,7 +204,7 @@ impl Link {
     }
 
     /// Offers packet `id` to the link at time `now`.
-    #[inline]
+    #[inline(always)]
     pub fn arrive(&mut self, arena: &mut PacketArena, id: PacketId, now: Time) -> Admission {
         self.counters.arrivals += 1;
         if !self.up {
@@ -316,5 +316,41 @@ impl Link {
     /// [`Link::counters`] brought the link up to date).
     pub fn reset_max(&mut self) {
         (self.counters.max_queue_packets, self.counters.max_queue_bytes) = self.queued;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{Packet, PacketKind};
+    use crate::rng::stream;
+
+    fn link() -> Link {
+        // 1 Gb/s: a 1500-byte packet takes 12 us.
+        Link::new(Rate::gbps(1), Time::from_us(10), BufferLimit::Packets(10), Discipline::DropTail, 0.0, stream(0, "l"), stream(0, "q"))
+    }
+
+    #[test]
+    fn queue_integrals_read_mid_queue_and_after_a_failure() {
+        let mut arena = PacketArena::new();
+        let mut l = link();
+        for _ in 0..3 {
+            let id = arena.alloc(Packet::new(PacketKind::Data, 1500, 0));
+            assert!(matches!(l.arrive(&mut arena, id, Time::ZERO), Admission::Queued(_)));
+        }
+        let us = 1_000_000u128; // picoseconds
+        let c = l.counters(&mut arena, Time::from_us(6));
+        assert_eq!((c.queue_packet_ps, c.queue_byte_ps), (3 * 6 * us, 3 * 1500 * 6 * us), "three packets for 6 us");
+        // Departures at 12, 24 and 36 us: 3 x 12 + 2 x 12 + 1 x 6 packet-us by 30 us.
+        let c = l.counters(&mut arena, Time::from_us(30));
+        assert_eq!((c.queue_packet_ps, c.departures, c.busy), (66 * us, 2, Time::from_us(24)));
+        let mut dropped = Vec::new();
+        l.set_up(false, &mut arena, Time::from_us(30), &mut dropped);
+        assert_eq!(dropped.len(), 1, "the packet in service is lost");
+        let c = l.counters(&mut arena, Time::from_us(100));
+        assert_eq!((c.queue_packet_ps, c.queue_byte_ps, c.down_drops), (66 * us, 1500 * 66 * us, 1), "no wait after the failure");
+        // The two packets on the wire still arrive, in order, 10 us after leaving.
+        assert_eq!(l.exit(&mut arena, Time::from_us(22)).1, Some(Time::from_us(34)));
+        assert_eq!(l.exit(&mut arena, Time::from_us(34)).1, None);
     }
 }

@@ -28,12 +28,13 @@ use crate::receiver::{Ack, AckAction, Receiver};
 use crate::sender::SubflowSender;
 use crate::seqset::SeqSet;
 
-/// The parts of the simulation a connection acts on.
-pub struct Ctx<'a> {
+/// The parts of the simulation a connection acts on. Owned by the simulation beside its
+/// connections (not borrowed anew per event), so handing it over costs one pointer.
+pub struct Ctx {
     /// The network packets are sent into.
-    pub net: &'a mut Network,
+    pub net: Network,
     /// The event list, for timers.
-    pub events: &'a mut EventList<Event>,
+    pub events: EventList<Event>,
     /// Data packet size, bytes.
     pub mss: u32,
     /// Acknowledgement size, bytes.
@@ -190,7 +191,7 @@ impl Connection {
             }
             None => ctx.net.packets.alloc(p),
         };
-        let delivered = ctx.net.send(id, s.route, ctx.events);
+        let delivered = ctx.net.send(id, s.route, &mut ctx.events);
         debug_assert!(delivered.is_none(), "every route crosses at least one link");
     }
 
@@ -304,11 +305,12 @@ impl Connection {
         if self.multipath() {
             self.data.receive(p.data_seq);
         }
-        if self.completed_at.is_none() && self.size.is_some() && self.delivered() >= Self::segments_for(self.size, ctx.mss) {
+        let delivered = self.delivered();
+        if self.completed_at.is_none() && self.size.is_some() && delivered >= Self::segments_for(self.size, ctx.mss) {
             self.completed_at = Some(ctx.events.now());
         }
         match action {
-            AckAction::Send(ack) => self.send_ack(r, id, ack, ctx),
+            AckAction::Send(ack) => self.send_ack(r, id, ack, delivered, ctx),
             AckAction::Delay { arm } => {
                 ctx.net.packets.free(id);
                 if arm {
@@ -324,15 +326,14 @@ impl Connection {
     pub fn on_delack_timer(&mut self, r: usize, ctx: &mut Ctx) {
         if let Some(ack) = self.receivers[r].on_delack_timer(ctx.events.now()) {
             let id = ctx.net.packets.alloc(Packet::new(PacketKind::Ack, ctx.ack_size, 0));
-            self.send_ack(r, id, ack, ctx);
+            self.send_ack(r, id, ack, self.delivered(), ctx);
         }
     }
 
-    /// Rewrites packet `id` as acknowledgement `ack` (with the data-level acknowledgement) and
-    /// sends it back.
+    /// Rewrites packet `id` as acknowledgement `ack` with the data-level acknowledgement
+    /// `data_ack`, and sends it back.
     #[inline(always)]
-    fn send_ack(&mut self, r: usize, id: PacketId, ack: Ack, ctx: &mut Ctx) {
-        let data_ack = self.delivered();
+    fn send_ack(&mut self, r: usize, id: PacketId, ack: Ack, data_ack: u64, ctx: &mut Ctx) {
         let p = &mut ctx.net.packets[id];
         p.kind = PacketKind::Ack;
         p.size = ctx.ack_size;
@@ -340,7 +341,7 @@ impl Connection {
         p.data_seq = data_ack;
         p.timestamp = ack.echo;
         p.retransmitted = ack.echo_retransmitted;
-        let delivered = ctx.net.send(id, self.senders[r].ack_route, ctx.events);
+        let delivered = ctx.net.send(id, self.senders[r].ack_route, &mut ctx.events);
         debug_assert!(delivered.is_none(), "every route crosses at least one pipe");
     }
 

@@ -100,8 +100,8 @@ fn endpoint(global_subflow: u32, receiver: bool) -> u32 {
 /// One run: build it with `add_link` and `add_flow`, then `run` it.
 pub struct Simulation {
     config: SimConfig,
-    events: EventList<Event>,
-    net: Network,
+    /// The network, the event list and the settings connections act on.
+    ctx: Ctx,
     links: Vec<LinkEntry>,
     conns: Vec<Connection>,
     /// Links of every subflow's path, concatenated; `path_ranges[g]` is subflow g's slice.
@@ -124,9 +124,8 @@ impl Simulation {
             events.schedule_timer(dt, Event::Sample);
         }
         Simulation {
+            ctx: Ctx { net: Network::new(), events, mss: config.mss, ack_size: config.ack_size, spare: None },
             config,
-            events,
-            net: Network::new(),
             links: Vec::new(),
             conns: Vec::new(),
             path_links: Vec::new(),
@@ -177,10 +176,10 @@ impl Simulation {
             stream(seed, &format!("link.{}.loss", spec.name)),
             stream(seed, &format!("link.{}.queue", spec.name)),
         );
-        let id = self.net.add_link(link);
-        let reverse = self.net.add_pipe(Pipe::new(spec.delay));
+        let id = self.ctx.net.add_link(link);
+        let reverse = self.ctx.net.add_pipe(Pipe::new(spec.delay));
         for &(at, up) in &spec.events {
-            self.events.schedule_timer(at, Event::LinkState(id, up));
+            self.ctx.events.schedule_timer(at, Event::LinkState(id, up));
         }
         self.links.push(LinkEntry { name: spec.name, rate: spec.rate, delay: spec.delay, id, reverse, warm: LinkCounters::default() });
         LinkIndex(self.links.len() as u32 - 1)
@@ -197,12 +196,12 @@ impl Simulation {
         for (r, path) in spec.paths.iter().enumerate() {
             let global = first_subflow + r as u32;
             let hops: Vec<Hop> = path.iter().map(|l| self.forward_hop(*l)).collect();
-            let route = self.net.add_route(&hops, endpoint(global, true));
+            let route = self.ctx.net.add_route(&hops, endpoint(global, true));
             let ack_hops: Vec<Hop> = match &spec.reverse_paths {
                 Some(rev) => rev[r].iter().map(|l| self.forward_hop(*l)).collect(),
                 None => path.iter().rev().map(|l| Hop::Pipe(self.links[l.0 as usize].reverse)).collect(),
             };
-            let ack_route = self.net.add_route(&ack_hops, endpoint(global, false));
+            let ack_route = self.ctx.net.add_route(&ack_hops, endpoint(global, false));
             let rtt = RttEstimator::new(spec.tcp.initial_rto, spec.tcp.min_rto, spec.tcp.max_rto);
             senders.push(SubflowSender::new(route, ack_route, multipath, rtt));
             self.owners.push((conn_index, r as u32));
@@ -210,9 +209,9 @@ impl Simulation {
             self.path_links.extend_from_slice(path);
         }
         let n = spec.paths.len();
-        self.events.schedule_timer(spec.start, Event::Start(conn_index));
+        self.ctx.events.schedule_timer(spec.start, Event::Start(conn_index));
         if let Some(stop) = spec.stop {
-            self.events.schedule_timer(stop, Event::Stop(conn_index));
+            self.ctx.events.schedule_timer(stop, Event::Stop(conn_index));
         }
         self.conns.push(Connection {
             name: spec.name,
@@ -242,17 +241,10 @@ impl Simulation {
         Hop::Link(self.links[l.0 as usize].id)
     }
 
-    fn ctx(&mut self) -> (Ctx<'_>, &mut Vec<Connection>) {
-        (
-            Ctx { net: &mut self.net, events: &mut self.events, mss: self.config.mss, ack_size: self.config.ack_size, spare: None },
-            &mut self.conns,
-        )
-    }
-
     /// Runs to the configured duration and reports.
     pub fn run(mut self) -> RunOutput {
         let end = self.config.duration;
-        while let Some((_, event)) = self.events.pop_until(end) {
+        while let Some((_, event)) = self.ctx.events.pop_until(end) {
             self.dispatch(event);
         }
         self.report()
@@ -262,19 +254,19 @@ impl Simulation {
     fn dispatch(&mut self, event: Event) {
         match event {
             Event::Net(e) => {
-                if let Some(d) = self.net.handle(e, &mut self.events) {
+                if let Some(d) = self.ctx.net.handle(e, &mut self.ctx.events) {
                     let (conn, r) = self.owners[(d.endpoint / 2) as usize];
-                    let (mut ctx, conns) = self.ctx();
+                    let (ctx, conns) = (&mut self.ctx, &mut self.conns);
                     let c = &mut conns[conn as usize];
                     if d.endpoint % 2 == 1 {
-                        c.on_data(r as usize, d.packet, &mut ctx);
+                        c.on_data(r as usize, d.packet, ctx);
                     } else {
                         let p = &ctx.net.packets[d.packet];
                         let ack = Ack { next: p.seq, echo: p.timestamp, echo_retransmitted: p.retransmitted };
                         let data_ack = p.data_seq;
                         ctx.spare = Some(d.packet);
-                        c.on_ack(r as usize, ack, data_ack, &mut ctx);
-                        if let Some(unused) = ctx.spare {
+                        c.on_ack(r as usize, ack, data_ack, ctx);
+                        if let Some(unused) = ctx.spare.take() {
                             ctx.net.packets.free(unused);
                         }
                     }
@@ -282,22 +274,22 @@ impl Simulation {
             }
             Event::Retransmit(g) => {
                 let (conn, r) = self.owners[g as usize];
-                let (mut ctx, conns) = self.ctx();
-                conns[conn as usize].on_timer(r as usize, &mut ctx);
+                let (ctx, conns) = (&mut self.ctx, &mut self.conns);
+                conns[conn as usize].on_timer(r as usize, ctx);
             }
             Event::DelayedAck(g) => {
                 let (conn, r) = self.owners[g as usize];
-                let (mut ctx, conns) = self.ctx();
-                conns[conn as usize].on_delack_timer(r as usize, &mut ctx);
+                let (ctx, conns) = (&mut self.ctx, &mut self.conns);
+                conns[conn as usize].on_delack_timer(r as usize, ctx);
             }
             Event::Start(c) => {
-                let (mut ctx, conns) = self.ctx();
-                conns[c as usize].start(&mut ctx);
+                let (ctx, conns) = (&mut self.ctx, &mut self.conns);
+                conns[c as usize].start(ctx);
             }
             Event::Stop(c) => self.conns[c as usize].stop(),
             Event::LinkState(l, up) => {
-                let now = self.events.now();
-                self.net.set_link_up(l, up, now);
+                let now = self.ctx.events.now();
+                self.ctx.net.set_link_up(l, up, now);
             }
             Event::WarmupEnd => self.snapshot(),
             Event::Sample => self.sample(),
@@ -305,10 +297,10 @@ impl Simulation {
     }
 
     fn snapshot(&mut self) {
-        let now = self.events.now();
+        let now = self.ctx.events.now();
         for link in &mut self.links {
-            link.warm = self.net.link_counters(link.id, now);
-            self.net.reset_link_max(link.id);
+            link.warm = self.ctx.net.link_counters(link.id, now);
+            self.ctx.net.reset_link_max(link.id);
         }
         for (i, c) in self.conns.iter_mut().enumerate() {
             c.account(now);
@@ -321,7 +313,7 @@ impl Simulation {
     }
 
     fn sample(&mut self) {
-        let now = self.events.now();
+        let now = self.ctx.events.now();
         let dt = self.config.sample_interval.expect("sampling is on");
         for (i, c) in self.conns.iter().enumerate() {
             if !c.started {
@@ -343,7 +335,7 @@ impl Simulation {
                 });
             }
         }
-        self.events.schedule_timer(self.events.now() + dt, Event::Sample);
+        self.ctx.events.schedule_timer(self.ctx.events.now() + dt, Event::Sample);
     }
 
     fn report(mut self) -> RunOutput {
@@ -352,7 +344,7 @@ impl Simulation {
         let mss = self.config.mss;
         let mut out = RunOutput::default();
         for link in &self.links {
-            let c = self.net.link_counters(link.id, end).since(&link.warm);
+            let c = self.ctx.net.link_counters(link.id, end).since(&link.warm);
             let ps = (end - warmup).as_ps().max(1) as f64;
             out.links.push(LinkRecord {
                 link: link.name.clone(),
@@ -420,13 +412,13 @@ impl Simulation {
         }
         let data_sent: u64 = self.conns.iter().flat_map(|c| &c.senders).map(|s| s.counters.sent).sum();
         out.stats = RunStats {
-            events: self.events.executed(),
+            events: self.ctx.events.executed(),
             simulated_s: end.as_secs_f64(),
             data_sent,
             data_delivered: self.conns.iter().flat_map(|c| &c.receivers).map(|r| r.segments_received).sum(),
-            data_dropped: self.net.dropped(PacketKind::Data),
-            data_in_flight: self.net.packets.count_live(|p| p.kind == PacketKind::Data) as u64,
-            peak_packets: self.net.packets.capacity() as u64,
+            data_dropped: self.ctx.net.dropped(PacketKind::Data),
+            data_in_flight: self.ctx.net.packets.count_live(|p| p.kind == PacketKind::Data) as u64,
+            peak_packets: self.ctx.net.packets.capacity() as u64,
         };
         out.samples = std::mem::take(&mut self.samples);
         out
