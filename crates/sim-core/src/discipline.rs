@@ -5,6 +5,7 @@
 use rand::RngExt;
 
 use crate::rng::Stream;
+use crate::threshold::ThresholdDropper;
 use crate::time::Time;
 
 /// The most a buffer holds, counting the packet in service.
@@ -109,6 +110,8 @@ pub enum Discipline {
         /// Depth of the zone at the top of the buffer, bytes.
         zone_bytes: u64,
     },
+    /// Seed 004's threshold-dropper: one connection signalled per congestion event.
+    ThresholdDropper(ThresholdDropper),
 }
 
 /// Why a queue refused a packet.
@@ -124,11 +127,14 @@ pub enum DropReason {
 
 impl Discipline {
     /// Decides whether an arrival of `size` bytes at a queue holding `packets`/`bytes` is admitted.
+    /// `route` tells connections apart (the packet's hop index, unique to its route here).
     #[inline]
-    pub fn admit(&mut self, limit: BufferLimit, packets: u32, bytes: u64, size: u32, now: Time, rng: &mut Stream) -> bool {
+    #[allow(clippy::too_many_arguments)]
+    pub fn admit(&mut self, limit: BufferLimit, packets: u32, bytes: u64, size: u32, route: u32, now: Time, rng: &mut Stream) -> bool {
         let fits = limit.admits(packets, bytes, size);
         match self {
             Discipline::DropTail => fits,
+            Discipline::ThresholdDropper(d) => d.admit(route, packets, now, rng) && fits,
             Discipline::Red(red) => {
                 red.update_average(bytes, now);
                 let p = red.drop_probability();
@@ -175,7 +181,7 @@ mod tests {
         for i in 0..100_000u64 {
             // a queue oscillating between 0 and 14 999 bytes: the average stays below min
             let q = (i * 7919) % 15_000;
-            assert!(d.admit(BufferLimit::Bytes(1_000_000), 10, q, 1500, Time(i), &mut rng));
+            assert!(d.admit(BufferLimit::Bytes(1_000_000), 10, q, 1500, 0, Time(i), &mut rng));
         }
     }
 
@@ -184,10 +190,10 @@ mod tests {
         let mut red = Red::new(15_000, 45_000, 0.1, 1.0, false, Time::from_us(120));
         let mut rng = stream(7, "red");
         let mut d = Discipline::Red(red.clone());
-        assert!(!d.admit(BufferLimit::Bytes(1_000_000), 40, 60_000, 1500, Time(1), &mut rng));
+        assert!(!d.admit(BufferLimit::Bytes(1_000_000), 40, 60_000, 1500, 0, Time(1), &mut rng));
         let mut dropped = 0;
         for i in 0..10_000 {
-            if !d.admit(BufferLimit::Bytes(1_000_000), 20, 30_000, 1500, Time(2 + i), &mut rng) {
+            if !d.admit(BufferLimit::Bytes(1_000_000), 20, 30_000, 1500, 0, Time(2 + i), &mut rng) {
                 dropped += 1;
             }
         }
@@ -205,10 +211,10 @@ mod tests {
         let mut rng = stream(3, "zone");
         let limit = BufferLimit::Bytes(150_000);
         for _ in 0..1000 {
-            assert!(d.admit(limit, 80, 133_500, 1500, Time(0), &mut rng)); // ends at the zone floor
-            assert!(!d.admit(limit, 99, 149_000, 1500, Time(0), &mut rng)); // does not fit
+            assert!(d.admit(limit, 80, 133_500, 1500, 0, Time(0), &mut rng)); // ends at the zone floor
+            assert!(!d.admit(limit, 99, 149_000, 1500, 0, Time(0), &mut rng)); // does not fit
         }
-        let admitted = (0..10_000).filter(|_| d.admit(limit, 90, 141_000, 1500, Time(0), &mut rng)).count();
+        let admitted = (0..10_000).filter(|_| d.admit(limit, 90, 141_000, 1500, 0, Time(0), &mut rng)).count();
         // 142 500 B is half-way into the zone: dropped with p = 0.5
         assert!((4700..5300).contains(&admitted), "admitted {admitted}");
     }

@@ -25,6 +25,7 @@ pub mod network;
 pub mod packet;
 pub mod pipe;
 pub mod rng;
+pub mod threshold;
 pub mod time;
 pub mod units;
 

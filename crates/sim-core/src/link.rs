@@ -220,7 +220,7 @@ impl Link {
         let admitted = match &mut self.discipline {
             // The common case, decided here without a call.
             Discipline::DropTail => self.limit.admits(self.queued.0, self.queued.1, size),
-            other => other.admit(self.limit, self.queued.0, self.queued.1, size, now, &mut self.queue_rng),
+            other => other.admit(self.limit, self.queued.0, self.queued.1, size, arena[id].hop, now, &mut self.queue_rng),
         };
         if !admitted {
             self.counters.queue_drops += 1;

@@ -4,6 +4,7 @@
 use mptcp_cc::{Algorithm, ParamValue};
 use rand::RngExt;
 use sim_core::rng::stream;
+use sim_core::threshold::ThresholdDropper;
 use sim_core::{BufferLimit, Discipline, Rate, Red, Time};
 use tcp::{FlowSpec, LinkIndex, LinkSpec, SimConfig, Simulation, TcpConfig};
 
@@ -116,6 +117,12 @@ impl Scenario {
                     return Err(self.error(format!("{}.queue.zone", link.key), "the drop zone is deeper than the buffer"));
                 }
                 Discipline::RandomDropZone { zone_bytes: zone_bytes as u64 }
+            }
+            QueueModel::ThresholdDropper { threshold, hold, policy } => {
+                if buffer.in_bytes(self.sim.mss) <= *threshold as u64 * self.sim.mss as u64 {
+                    return Err(self.error(format!("{}.buffer", link.key), "a threshold-dropper needs a buffer well above its threshold"));
+                }
+                Discipline::ThresholdDropper(ThresholdDropper::new(*threshold, *hold, *policy))
             }
         };
         for (i, (at, _)) in link.events.iter().enumerate() {

@@ -2,6 +2,7 @@
 //! before cross-checks and the building of a simulation.
 
 use sim_core::Time;
+use sim_core::threshold::DropperPolicy;
 
 use crate::units::{BufferValue, RateValue, SizeValue};
 
@@ -96,6 +97,15 @@ pub enum QueueModel {
     RandomDrop {
         /// Depth of the zone.
         zone: BufferValue,
+    },
+    /// Seed 004's threshold-dropper.
+    ThresholdDropper {
+        /// Queue length, packets, that starts a congestion event.
+        threshold: u32,
+        /// Quiet time after a drop.
+        hold: Time,
+        /// Which connection is signalled.
+        policy: DropperPolicy,
     },
 }
 

@@ -1,6 +1,7 @@
 //! From TOML text to the plain [`Scenario`] model: types, units, unknown keys, name expansion.
 
 use sim_core::Time;
+use sim_core::threshold::DropperPolicy;
 use toml::{Table, Value};
 
 use crate::error::{Result, ScenarioError, suggestion};
@@ -189,7 +190,7 @@ fn read_links(mut t: Reader, _index: usize) -> Result<Vec<LinkModel>> {
 }
 
 /// Queue kinds a link accepts.
-pub const QUEUE_KINDS: &[&str] = &["droptail", "red", "random-drop"];
+pub const QUEUE_KINDS: &[&str] = &["droptail", "red", "random-drop", "threshold-dropper"];
 
 fn read_queue(t: &mut Reader) -> Result<QueueModel> {
     let kind_error = |t: &Reader, got: &str| {
@@ -228,6 +229,38 @@ fn read_queue(t: &mut Reader) -> Result<QueueModel> {
                         .buffer("zone")?
                         .ok_or_else(|| q.missing("zone", "missing; expected the depth of the drop zone as a size or time"))?;
                     QueueModel::RandomDrop { zone }
+                }
+                "threshold-dropper" => {
+                    let threshold = match q.size("threshold")? {
+                        Some(SizeValue::Packets(p)) if p >= 1.0 && p.fract() == 0.0 => p as u32,
+                        Some(_) => return Err(q.error("threshold", "expected a whole number of packets of at least one, like \"3pkt\"")),
+                        None => {
+                            return Err(
+                                q.missing("threshold", "missing; expected the queue length that starts a congestion event, like \"3pkt\"")
+                            );
+                        }
+                    };
+                    let hold = q.time("hold")?.ok_or_else(|| {
+                        q.missing(
+                            "hold",
+                            "missing; expected the quiet time after a drop, a multiple of the round-trip time (seed 004 §V-D)",
+                        )
+                    })?;
+                    let names = || DropperPolicy::NAMES.iter().map(|(n, _)| *n);
+                    let policy = match q.string("policy")? {
+                        None => DropperPolicy::RateProportional,
+                        Some(name) => DropperPolicy::from_name(name).ok_or_else(|| {
+                            q.error(
+                                "policy",
+                                format!(
+                                    "unknown policy \"{name}\"{} (valid: {})",
+                                    suggestion(name, names()),
+                                    names().collect::<Vec<_>>().join(", ")
+                                ),
+                            )
+                        })?,
+                    };
+                    QueueModel::ThresholdDropper { threshold, hold, policy }
                 }
                 other => {
                     return Err(q.error(
