@@ -2,6 +2,30 @@
 
 use sim_core::Time;
 
+/// How a sender sends during fast recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// RFC 6582: window inflation by one per duplicate ACK. After a loss the sender is silent
+    /// for half a window of duplicates, then sends one segment per duplicate, so its next
+    /// windows travel as a clump.
+    NewReno,
+    /// RFC 6937 Proportional Rate Reduction (Linux's default): during recovery about
+    /// `ssthresh/RecoverFS` segments per segment delivered, spread over the round trip, then
+    /// slow-start reduction bound (PRR-SSRB) once the pipe is below ssthresh. Holes are
+    /// retransmitted as in NewReno (partial ACKs).
+    Prr,
+}
+
+impl Recovery {
+    /// Every mode with its configuration name.
+    pub const NAMES: [(&'static str, Recovery); 2] = [("newreno", Recovery::NewReno), ("prr", Recovery::Prr)];
+
+    /// The mode named `name`, if any.
+    pub fn from_name(name: &str) -> Option<Recovery> {
+        Self::NAMES.iter().find(|(n, _)| *n == name).map(|&(_, r)| r)
+    }
+}
+
 /// TCP settings (the `[tcp]` table of a scenario).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
@@ -21,6 +45,8 @@ pub struct TcpConfig {
     pub delayed_ack: bool,
     /// Longest a delayed acknowledgement waits.
     pub delayed_ack_timeout: Time,
+    /// Sending during fast recovery.
+    pub recovery: Recovery,
 }
 
 impl Default for TcpConfig {
@@ -34,6 +60,7 @@ impl Default for TcpConfig {
             min_ssthresh: 2.0,
             delayed_ack: false,
             delayed_ack_timeout: Time::from_ms(40),
+            recovery: Recovery::NewReno,
         }
     }
 }

@@ -24,7 +24,7 @@ pub mod sender;
 pub mod seqset;
 pub mod simulation;
 
-pub use config::TcpConfig;
+pub use config::{Recovery, TcpConfig};
 pub use event::Event;
 pub use records::{FlowRecord, LinkRecord, RunOutput, RunStats, Sample, SubflowRecord};
 pub use simulation::{FlowSpec, LinkIndex, LinkSpec, SimConfig, Simulation};

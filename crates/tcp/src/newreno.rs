@@ -4,9 +4,11 @@
 
 use sim_core::Time;
 
+use crate::config::Recovery;
 use crate::connection::{Connection, Ctx};
 use crate::event::Event;
 use crate::receiver::Ack;
+use crate::sender::PrrState;
 
 impl Connection {
     /// A loss event on subflow `r`: the window law's decrease sets the new ssthresh.
@@ -17,6 +19,31 @@ impl Connection {
         st.ssthresh = (st.cwnd - decrease).max(self.config.min_ssthresh);
         st.record_loss();
         st.ssthresh
+    }
+
+    /// RFC 6937 on an ACK in recovery that delivered `delivered` segments: the window becomes
+    /// what is in flight plus the segments PRR allows now, and those are sent.
+    fn prr_send(&mut self, r: usize, delivered: u64, now: Time, ctx: &mut Ctx) {
+        let ssthresh = self.states[r].ssthresh;
+        let s = &mut self.senders[r];
+        let in_flight = s.in_flight();
+        let prr = &mut s.prr;
+        prr.delivered += delivered;
+        let pipe = in_flight.saturating_sub(prr.sacked);
+        let allowed = if pipe as f64 > ssthresh {
+            // Proportional: sndcnt = ceil(prr_delivered · ssthresh / RecoverFS) − prr_out.
+            (prr.delivered as f64 * ssthresh / prr.recover_fs.max(1) as f64).ceil() as i64 - prr.out as i64
+        } else {
+            // Slow-start reduction bound: back up to ssthresh, at most one more than delivered.
+            let bound = (prr.delivered as i64 - prr.out as i64).max(delivered as i64) + 1;
+            ((ssthresh - pipe as f64) as i64).min(bound)
+        };
+        let before = s.snd_nxt;
+        self.account_cwnd(r, now);
+        self.states[r].cwnd = (in_flight + allowed.max(0) as u64) as f64;
+        self.schedule(ctx);
+        let s = &mut self.senders[r];
+        s.prr.out += s.snd_nxt - before;
     }
 
     /// Acknowledgement `ack` arrived on subflow `r`, carrying the data-level acknowledgement
@@ -54,19 +81,29 @@ impl Connection {
                     st.cwnd = st.ssthresh;
                     s.dupacks = 0;
                 } else {
-                    // Partial ACK: retransmit the next hole, deflate by what was acked, add
-                    // back one segment, and re-arm the timer on the first partial ACK only.
-                    let st = &mut self.states[r];
-                    st.cwnd = (st.cwnd - newly as f64 + 1.0).max(1.0);
+                    // Partial ACK: retransmit the next hole and re-arm the timer on the first
+                    // partial ACK only. NewReno deflates by what was acked and adds back one
+                    // segment; PRR counts what was delivered (the segments acked minus those
+                    // duplicates already counted) and sends its share.
                     let first = !s.partial_seen;
                     s.partial_seen = true;
+                    let delivered = newly.saturating_sub(s.prr.sacked).max(1);
+                    s.prr.sacked = 0;
                     let (hole, data_seq) = (s.snd_una, s.data_seq(s.snd_una));
+                    if self.config.recovery == Recovery::NewReno {
+                        let st = &mut self.states[r];
+                        st.cwnd = (st.cwnd - newly as f64 + 1.0).max(1.0);
+                    }
                     self.transmit(r, hole, data_seq, ctx);
+                    self.senders[r].prr.out += 1;
                     if first {
                         self.arm_timer(r, ctx);
                     }
                     self.resend(r, ctx);
-                    self.schedule(ctx);
+                    match self.config.recovery {
+                        Recovery::NewReno => self.schedule(ctx),
+                        Recovery::Prr => self.prr_send(r, delivered, now, ctx),
+                    }
                     return;
                 }
             } else {
@@ -93,10 +130,16 @@ impl Connection {
         } else if ack.next == s.snd_una && s.outstanding() {
             s.dupacks += 1;
             if self.states[r].in_recovery {
-                // RFC 6582 step 4: inflate by one segment per further duplicate.
-                self.account_cwnd(r, now);
-                self.states[r].cwnd += 1.0;
-                self.schedule(ctx);
+                s.prr.sacked += 1;
+                match self.config.recovery {
+                    Recovery::NewReno => {
+                        // RFC 6582 step 4: inflate by one segment per further duplicate.
+                        self.account_cwnd(r, now);
+                        self.states[r].cwnd += 1.0;
+                        self.schedule(ctx);
+                    }
+                    Recovery::Prr => self.prr_send(r, 1, now, ctx),
+                }
             } else if s.dupacks == 3 && s.may_enter_recovery(ack.next) {
                 // RFC 6582 step 2: fast retransmit, then fast recovery.
                 s.recover = Some(s.snd_max - 1);
@@ -106,11 +149,19 @@ impl Connection {
                 let ssthresh = self.reduce(r);
                 let st = &mut self.states[r];
                 st.in_recovery = true;
-                st.cwnd = ssthresh + 3.0;
-                let s = &self.senders[r];
+                let s = &mut self.senders[r];
                 let (hole, data_seq) = (s.snd_una, s.data_seq(s.snd_una));
+                // RFC 6937: RecoverFS is what was in flight; the three duplicates are the
+                // receiver's out-of-order holdings; the fast retransmit is the first sent.
+                s.prr = PrrState { delivered: 0, out: 1, recover_fs: s.in_flight(), sacked: 3 };
+                if self.config.recovery == Recovery::NewReno {
+                    self.states[r].cwnd = ssthresh + 3.0;
+                }
                 self.transmit(r, hole, data_seq, ctx);
-                self.schedule(ctx);
+                match self.config.recovery {
+                    Recovery::NewReno => self.schedule(ctx),
+                    Recovery::Prr => self.prr_send(r, 1, now, ctx),
+                }
             } else if window_opened {
                 self.schedule(ctx);
             }

@@ -43,6 +43,20 @@ impl SenderCounters {
     }
 }
 
+/// RFC 6937 state of one recovery episode.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PrrState {
+    /// Segments delivered to the receiver since recovery began (`prr_delivered`).
+    pub delivered: u64,
+    /// Segments sent since recovery began, retransmissions included (`prr_out`).
+    pub out: u64,
+    /// Segments in flight when recovery began (`RecoverFS`).
+    pub recover_fs: u64,
+    /// Segments known to have arrived above `snd_una` (one per duplicate ACK since it last
+    /// moved): without SACK, the receiver's out-of-order holdings.
+    pub sacked: u64,
+}
+
 /// Sequence state, recovery state and timer of one subflow's sender. Segment numbers count
 /// packets from 0.
 #[derive(Clone, Debug)]
@@ -77,6 +91,8 @@ pub struct SubflowSender {
     pub counters: SenderCounters,
     /// When cwnd last changed (for its time integral).
     pub cwnd_since: Time,
+    /// Proportional rate reduction's counters (used with `recovery = "prr"`).
+    pub prr: PrrState,
 }
 
 impl SubflowSender {
@@ -97,6 +113,7 @@ impl SubflowSender {
             rto_event: Time::NEVER,
             counters: SenderCounters::default(),
             cwnd_since: Time::ZERO,
+            prr: PrrState::default(),
         }
     }
 

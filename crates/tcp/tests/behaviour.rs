@@ -2,7 +2,7 @@
 
 use mptcp_cc::Algorithm;
 use sim_core::{BufferLimit, Discipline, Rate, Red, Time};
-use tcp::{FlowSpec, LinkIndex, LinkSpec, RunOutput, SimConfig, Simulation, TcpConfig};
+use tcp::{FlowSpec, LinkIndex, LinkSpec, Recovery, RunOutput, SimConfig, Simulation, TcpConfig};
 
 fn link(name: &str, rate: Rate, delay: Time, buffer: BufferLimit) -> LinkSpec {
     LinkSpec { name: name.into(), rate, delay, buffer, discipline: Discipline::DropTail, loss: 0.0, events: vec![] }
@@ -211,4 +211,39 @@ fn acks_cross_a_given_reverse_path_and_delayed_acks_halve_them() {
     let ratio = delayed.links[1].departures as f64 / delayed.stats.data_delivered as f64;
     assert!((0.49..0.56).contains(&ratio), "ACKs per packet with delayed ACKs: {ratio}");
     assert!(delayed.links[0].utilization > 0.9, "utilization {}", delayed.links[0].utilization);
+}
+
+/// Send limits sampled every millisecond for one flow through a 20-packet drop-tail buffer
+/// (10 Mb/s: a packet, hence a duplicate ACK, every 1.2 ms), from its first loss event on:
+/// the window before it, then 150 samples.
+fn first_recovery(recovery: Recovery) -> (f64, Vec<f64>) {
+    let mut sim = Simulation::new(SimConfig { sample_interval: Some(Time::from_ms(1)), ..config(Time::from_secs(2), Time::ZERO, 1) });
+    let l = sim.add_link(link("l", Rate::mbps(10), Time::from_ms(50), BufferLimit::Packets(20)));
+    let mut f = bulk("f", vec![l], Time::ZERO);
+    f.tcp.initial_ssthresh = 40.0;
+    f.tcp.recovery = recovery;
+    sim.add_flow(f);
+    let out = sim.run();
+    assert_conserved(&out);
+    assert_eq!(out.flows[0].timeouts, 0);
+    let w: Vec<f64> = out.samples.iter().map(|s| s.cwnd_pkts).collect();
+    // The first sample whose window is not the last one plus congestion-avoidance growth.
+    let start = (1..w.len()).find(|&i| w[i - 1] > 40.0 && w[i] < w[i - 1]).expect("a loss event");
+    (w[start - 1], w[start..start + 150].to_vec())
+}
+
+#[test]
+fn prr_sends_from_the_first_duplicate_where_newreno_waits_for_half_of_them() {
+    // During recovery the window is the limit on segments sent and not cumulatively acked, so
+    // it counts what the receiver holds out of order; both end at ssthresh = half the window.
+    let (before, w) = first_recovery(Recovery::NewReno);
+    assert!((w[0] - (before / 2.0 + 3.0)).abs() <= 1.5, "NewReno: ssthresh + 3, below what is in flight: {} from {before}", w[0]);
+    assert!(w[12] < before, "10 duplicates later it has still sent nothing new: {}", w[12]);
+    assert!((w[149] - before / 2.0).abs() <= 1.0, "ssthresh after the full ACK: {}", w[149]);
+
+    let (before, w) = first_recovery(Recovery::Prr);
+    assert!((w[0] - before).abs() <= 1.5, "PRR: what is in flight: {} from {before}", w[0]);
+    // One new segment per two duplicates (ssthresh/RecoverFS = 1/2): 10 duplicates, 5 segments.
+    assert!((w[12] - before - 5.0).abs() <= 2.0, "10 duplicates later about 5 more were sent: {} from {before}", w[12]);
+    assert!((w[149] - before / 2.0).abs() <= 1.0, "ssthresh after the full ACK: {}", w[149]);
 }

@@ -147,6 +147,7 @@ impl Scenario {
             min_ssthresh: flow.min_ssthresh.or(g.min_ssthresh).unwrap_or(d.min_ssthresh),
             delayed_ack: flow.delayed_ack.or(g.delayed_ack).unwrap_or(d.delayed_ack),
             delayed_ack_timeout: flow.delayed_ack_timeout.or(g.delayed_ack_timeout).unwrap_or(d.delayed_ack_timeout),
+            recovery: flow.recovery.or(g.recovery).unwrap_or(d.recovery),
         }
     }
 

@@ -3,6 +3,7 @@
 
 use sim_core::Time;
 use sim_core::threshold::DropperPolicy;
+use tcp::Recovery;
 
 use crate::units::{BufferValue, RateValue, SizeValue};
 
@@ -73,6 +74,8 @@ pub struct TcpModel {
     pub delayed_ack: Option<bool>,
     /// Delayed-ACK timeout.
     pub delayed_ack_timeout: Option<Time>,
+    /// Sending during fast recovery.
+    pub recovery: Option<Recovery>,
 }
 
 /// How a link's queue drops.

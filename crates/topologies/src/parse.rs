@@ -2,6 +2,7 @@
 
 use sim_core::Time;
 use sim_core::threshold::DropperPolicy;
+use tcp::Recovery;
 use toml::{Table, Value};
 
 use crate::error::{Result, ScenarioError, suggestion};
@@ -135,6 +136,22 @@ fn read_tcp(mut t: Reader) -> Result<TcpModel> {
         min_ssthresh: packets(&t, "min_ssthresh", min_ssthresh)?,
         delayed_ack: t.boolean("delayed_ack")?,
         delayed_ack_timeout: t.time("delayed_ack_timeout")?,
+        recovery: match t.string("recovery")? {
+            None => None,
+            Some(name) => {
+                let names = || Recovery::NAMES.iter().map(|(n, _)| *n);
+                Some(Recovery::from_name(name).ok_or_else(|| {
+                    t.error(
+                        "recovery",
+                        format!(
+                            "unknown recovery \"{name}\"{} (valid: {})",
+                            suggestion(name, names()),
+                            names().collect::<Vec<_>>().join(", ")
+                        ),
+                    )
+                })?)
+            }
+        },
     };
     if let (Some(min), Some(max)) = (model.min_rto, model.max_rto)
         && min > max
