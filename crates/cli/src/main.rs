@@ -1,12 +1,14 @@
 //! `equipoise`: run packet-level TCP and multipath TCP scenarios and write Parquet results.
 //!
 //! - `equipoise run FILE`: simulate, print a summary, write `flows`, `subflows`, `links` and
-//!   `timeseries` tables ([`tables`]).
+//!   `timeseries` tables ([`tables`]); for a scenario of seed 004's AIMD model (an `[aimd]`
+//!   table), `model` and `connections` tables ([`aimd_run`]).
 //! - `equipoise validate FILE`: check a scenario without running it.
 //! - `equipoise algorithms`: the window laws, as in `docs/algorithms.md`.
 //! - `equipoise sweep FILE`: many runs on all cores into one Parquet dataset ([`sweep`]), or a
 //!   Slurm job array of shards ([`slurm`]); `summarize` and `plot` read the dataset back.
 
+mod aimd_run;
 mod dataset;
 mod plot;
 mod slurm;
@@ -20,6 +22,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
+use topologies::Experiment;
 
 /// A fast packet-level simulator for TCP and multipath TCP congestion control.
 #[derive(Parser)]
@@ -106,7 +109,7 @@ enum Command {
         /// Swept key drawing one line per value.
         #[arg(long)]
         by: Option<String>,
-        /// Only flows (or links) whose name starts with this.
+        /// Only flows (links, AIMD groups) whose name starts with this.
         #[arg(long = "where", value_name = "NAME")]
         filter: Option<String>,
         /// How the matching rows of one run become one value.
@@ -159,7 +162,10 @@ fn default_out(file: &Path) -> PathBuf {
 
 fn run(file: &Path, out: Option<PathBuf>, sets: &[String], seed: Option<u64>, quiet: bool) -> Result<(), String> {
     let sets = parse_sets(sets, seed)?;
-    let scenario = topologies::load(file, &sets).map_err(|e| e.to_string())?;
+    let scenario = match topologies::load_experiment(file, &sets).map_err(|e| e.to_string())? {
+        Experiment::Packet(s) => s,
+        Experiment::Aimd(s) => return run_aimd(file, &s, out, quiet),
+    };
     let sim = scenario.build().map_err(|e| e.to_string())?;
     let started = Instant::now();
     let output = sim.run();
@@ -177,11 +183,36 @@ fn run(file: &Path, out: Option<PathBuf>, sets: &[String], seed: Option<u64>, qu
     Ok(())
 }
 
+/// `equipoise run` on an AIMD-model scenario.
+fn run_aimd(file: &Path, scenario: &topologies::AimdScenario, out: Option<PathBuf>, quiet: bool) -> Result<(), String> {
+    let started = Instant::now();
+    let report = aimd::run(&scenario.model).map_err(|e| format!("{}: aimd: {e}", file.display()))?;
+    let wall = started.elapsed().as_secs_f64();
+    let dir = out.unwrap_or_else(|| default_out(file));
+    let provenance = tables::Provenance { file: file.display().to_string(), scenario: scenario.text.clone(), seed: scenario.seed };
+    let frames = aimd_run::frames(scenario, &report).map_err(|e| e.to_string())?;
+    let written = tables::write_tables(&dir, frames, &provenance)?;
+    if !quiet {
+        let name = scenario.meta.name.as_deref().unwrap_or("scenario");
+        emit(&format!("{name} ({}), seed {}\n\n", file.display(), scenario.seed));
+        emit(&aimd_run::render(scenario, &report, wall));
+        let names: Vec<String> = written.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
+        emit(&format!("tables in {}/: {}\n", dir.display(), names.join(", ")));
+    }
+    Ok(())
+}
+
 fn validate(file: &Path, sets: &[String]) -> Result<(), String> {
     let sets = parse_sets(sets, None)?;
-    let scenario = topologies::load(file, &sets).map_err(|e| e.to_string())?;
-    scenario.build().map_err(|e| e.to_string())?;
-    emit(&format!("{}: ok ({} links, {} flows)\n", file.display(), scenario.links.len(), scenario.flows.len()));
+    match topologies::load_experiment(file, &sets).map_err(|e| e.to_string())? {
+        Experiment::Packet(scenario) => {
+            scenario.build().map_err(|e| e.to_string())?;
+            emit(&format!("{}: ok ({} links, {} flows)\n", file.display(), scenario.links.len(), scenario.flows.len()));
+        }
+        Experiment::Aimd(s) => {
+            emit(&format!("{}: ok (AIMD model, {} connections)\n", file.display(), s.model.connections.len()));
+        }
+    }
     Ok(())
 }
 

@@ -51,7 +51,7 @@ pub struct PlotArgs {
     pub y: String,
     /// Swept key distinguishing the lines.
     pub by: Option<String>,
-    /// Only rows whose entity (flow or link name) starts with this.
+    /// Only rows whose entity (flow, link or AIMD group name) starts with this.
     pub filter: Option<String>,
     /// How a run's rows become one value.
     pub aggregate: Aggregate,
@@ -84,6 +84,7 @@ fn series(args: &PlotArgs) -> Result<BTreeMap<String, Series>, String> {
     };
     let entity_col = match table {
         "links" => "link",
+        "connections" => "group",
         _ => "flow",
     };
     let entities = texts(&df, entity_col).unwrap_or_else(|| vec![String::new(); df.height()]);

@@ -10,7 +10,14 @@ use polars::prelude::*;
 use crate::dataset::{RUN_COLUMNS, mean_ci, numbers, read_table, texts};
 
 /// The tables summarized, with the columns naming an entity in each.
-const ENTITIES: [(&str, &[&str]); 3] = [("flows", &["flow"]), ("subflows", &["flow", "subflow"]), ("links", &["link"])];
+const ENTITIES: [(&str, &[&str]); 5] = [
+    ("flows", &["flow"]),
+    ("subflows", &["flow", "subflow"]),
+    ("links", &["link"]),
+    // AIMD-model datasets.
+    ("connections", &["group", "connection"]),
+    ("model", &[]),
+];
 
 /// The swept keys of a dataset: the columns of `runs` between the run columns and the status.
 pub fn swept_keys(runs: &DataFrame) -> Vec<String> {
@@ -95,7 +102,7 @@ pub fn summarize(dir: &Path) -> Result<String, String> {
         std::fs::rename(&tmp, &path).map_err(|e| e.to_string())?;
         let headline = match table {
             "flows" => "goodput_bps",
-            "links" => "utilization",
+            "links" | "model" => "utilization",
             _ => continue,
         };
         let _ = writeln!(digest, "\n{table}: {headline}, mean ± 95% CI across replicates");
@@ -113,6 +120,8 @@ pub fn summarize(dir: &Path) -> Result<String, String> {
             );
         }
     }
-    let _ = writeln!(digest, "\nwritten: {}/summary/{{flows,subflows,links}}.parquet", dir.display());
+    let written: Vec<&str> =
+        ENTITIES.iter().map(|(t, _)| *t).filter(|t| dir.join("summary").join(format!("{t}.parquet")).exists()).collect();
+    let _ = writeln!(digest, "\nwritten: {}/summary/{{{}}}.parquet", dir.display(), written.join(","));
     Ok(digest)
 }

@@ -17,8 +17,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use indicatif::{ProgressBar, ProgressStyle};
 use polars::prelude::*;
 use rayon::prelude::*;
+use topologies::Experiment;
 use topologies::sweep::{Run, Sweep, value_text};
 
+use crate::aimd_run;
 use crate::tables::{self, Provenance};
 
 /// A shard: the `k`-th (1-based) of `n` deterministic parts of a sweep.
@@ -50,8 +52,10 @@ impl Shard {
     }
 }
 
-/// The tables of the dataset, one folder each.
-pub const TABLES: [&str; 5] = ["flows", "subflows", "links", "timeseries", "runs"];
+/// The tables of a packet-level sweep's dataset, one folder each (beside `runs`).
+const TABLES: [&str; 4] = ["flows", "subflows", "links", "timeseries"];
+/// The tables of an AIMD-model sweep's dataset.
+const AIMD_TABLES: [&str; 2] = ["connections", "model"];
 
 fn batch_file(dir: &Path, table: &str, batch: usize) -> PathBuf {
     dir.join(table).join(format!("batch-{batch:06}.parquet"))
@@ -129,13 +133,36 @@ fn write_atomic(path: &Path, df: &mut DataFrame, provenance: &Provenance) -> Res
     fs::rename(&tmp, path).map_err(|e| format!("cannot rename {}: {e}", tmp.display()))
 }
 
-/// Runs one simulation; its output, or why it failed.
-fn simulate(sweep: &Sweep, run: &Run) -> Result<tcp::RunOutput, String> {
-    let sim = sweep.scenario(run).and_then(|s| s.build()).map_err(|e| e.to_string())?;
-    catch_unwind(AssertUnwindSafe(|| sim.run())).map_err(|panic| {
+/// What one run produced: its tables (in [`tables_of`] order) and its event count.
+struct Outcome {
+    frames: Vec<(&'static str, DataFrame)>,
+    events: u64,
+}
+
+/// The tables every run of this sweep writes.
+fn tables_of(sweep: &Sweep) -> &'static [&'static str] {
+    if sweep.is_aimd() { &AIMD_TABLES } else { &TABLES }
+}
+
+/// Runs one simulation; its tables, or why it failed.
+fn simulate(sweep: &Sweep, run: &Run) -> Result<Outcome, String> {
+    let experiment = sweep.scenario(run).map_err(|e| e.to_string())?;
+    let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<Outcome, String> {
+        match experiment {
+            Experiment::Packet(s) => {
+                let out = s.build().map_err(|e| e.to_string())?.run();
+                Ok(Outcome { frames: tables::frames(&out).map_err(|e| e.to_string())?, events: out.stats.events })
+            }
+            Experiment::Aimd(s) => {
+                let report = aimd::run(&s.model).map_err(|e| e.to_string())?;
+                Ok(Outcome { frames: aimd_run::frames(&s, &report).map_err(|e| e.to_string())?, events: report.events })
+            }
+        }
+    }));
+    outcome.map_err(|panic| {
         let msg = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()));
         format!("the simulation panicked: {}", msg.unwrap_or_default())
-    })
+    })?
 }
 
 fn stack(acc: &mut Option<DataFrame>, df: DataFrame) -> Result<(), String> {
@@ -151,17 +178,19 @@ fn stack(acc: &mut Option<DataFrame>, df: DataFrame) -> Result<(), String> {
 /// Runs batch `batch` (the runs `runs`) and writes its files. Returns how many runs failed
 /// (recorded in `runs/`); an `Err` is an I/O failure that stops the sweep.
 fn execute(sweep: &Sweep, kinds: &[KeyKind], batch: usize, runs: &[Run], dir: &Path) -> Result<u64, String> {
-    let mut tables_acc: [Option<DataFrame>; 4] = Default::default();
+    let names = tables_of(sweep);
+    let mut tables_acc: Vec<Option<DataFrame>> = vec![None; names.len()];
     let mut runs_acc = None;
     let mut failed = 0;
     for run in runs {
         let (status, error, events) = match simulate(sweep, run) {
             Ok(out) => {
-                for (i, (_, df)) in tables::frames(&out).map_err(|e| e.to_string())?.into_iter().enumerate() {
+                for (name, df) in out.frames {
+                    let i = names.iter().position(|n| *n == name).expect("a table of this kind of sweep");
                     let height = df.height();
                     stack(&mut tables_acc[i], prepend(df, run_columns(sweep, kinds, run, height)).map_err(|e| e.to_string())?)?;
                 }
-                ("ok", None, out.stats.events)
+                ("ok", None, out.events)
             }
             Err(e) => {
                 failed += 1;
@@ -178,7 +207,7 @@ fn execute(sweep: &Sweep, kinds: &[KeyKind], batch: usize, runs: &[Run], dir: &P
     // started from (a cluster's tasks see absolute paths). Per-run seeds are in the rows.
     let name = Path::new(&sweep.file).file_name().map_or_else(|| sweep.file.clone(), |n| n.to_string_lossy().into_owned());
     let provenance = Provenance { file: name, scenario: sweep.scenario_text.clone(), seed: sweep.seed };
-    for (table, df) in TABLES.iter().zip(tables_acc) {
+    for (table, df) in names.iter().zip(tables_acc) {
         // A table with no rows (no time series when sampling is off) gets no file.
         if let Some(mut df) = df.filter(|d| d.height() > 0) {
             write_atomic(&batch_file(dir, table, batch), &mut df, &provenance)?;
@@ -223,7 +252,7 @@ pub fn prepare(sweep: &Sweep, args: &SweepArgs) -> Result<(), String> {
     } else if args.out.exists() && fs::read_dir(&args.out).map_err(|e| e.to_string())?.next().is_some() {
         return Err(format!("{} exists and is not a sweep dataset; choose another --out", args.out.display()));
     }
-    for t in TABLES {
+    for t in tables_of(sweep).iter().chain(["runs"].iter()) {
         let folder = args.out.join(t);
         fs::create_dir_all(&folder).map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
         // Leftovers of an interrupted run's writes; their runs are not marked done.

@@ -130,6 +130,12 @@ pub fn write_parquet(path: &Path, df: &mut DataFrame, provenance: &Provenance) -
 /// sibling temporary directory, which then replaces `dir`. An error or an interrupt leaves at
 /// most a `*.tmp-<pid>` directory, never a half-written `dir`.
 pub fn write_run(dir: &Path, out: &RunOutput, provenance: &Provenance) -> Result<Vec<PathBuf>, String> {
+    write_tables(dir, frames(out).map_err(|e| e.to_string())?, provenance)
+}
+
+/// Writes `tables` (name, frame) into directory `dir` as `<name>.parquet`, atomically as
+/// [`write_run`] does.
+pub fn write_tables(dir: &Path, tables: Vec<(&'static str, DataFrame)>, provenance: &Provenance) -> Result<Vec<PathBuf>, String> {
     let tmp = sibling(dir, "tmp");
     if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
         fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
@@ -138,7 +144,7 @@ pub fn write_run(dir: &Path, out: &RunOutput, provenance: &Provenance) -> Result
     fs::create_dir(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
     let result = (|| {
         let mut names = Vec::new();
-        for (name, mut df) in frames(out).map_err(|e| e.to_string())? {
+        for (name, mut df) in tables {
             let file = format!("{name}.parquet");
             write_parquet(&tmp.join(&file), &mut df, provenance)?;
             names.push(dir.join(file));

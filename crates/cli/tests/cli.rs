@@ -157,3 +157,38 @@ fn a_new_run_replaces_old_results_whole() {
         .count();
     assert_eq!(siblings, 0, "no temporary directory left behind");
 }
+
+#[test]
+fn an_aimd_scenario_runs_the_model_and_writes_its_two_tables() {
+    let dir = scratch("aimd");
+    let o = equipoise(&[
+        "run",
+        "../../scenarios/aimd-example1.toml",
+        "--out",
+        dir.to_str().unwrap(),
+        "--set",
+        "aimd.events=20000",
+        "--set",
+        "aimd.group.first.weight=0.5",
+        "--set",
+        "aimd.group.second.weight=0.5",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("formula 0.92308"), "Theorem 1 for N = 4 is printed beside the result:\n{stdout}");
+    let read = |t: &str| ParquetReader::new(File::open(dir.join(format!("{t}.parquet"))).unwrap()).finish().unwrap();
+    let model = read("model");
+    let u = model.column("utilization").unwrap().f64().unwrap().get(0).unwrap();
+    assert!((u / (12.0 / 13.0) - 1.0).abs() < 0.01, "utilization {u}");
+    let connections = read("connections");
+    assert_eq!(connections.height(), 4);
+    let shares: Vec<f64> = connections.column("share").unwrap().f64().unwrap().into_no_null_iter().collect();
+    assert!((shares.iter().sum::<f64>() - 1.0).abs() < 1e-9, "shares add up to one: {shares:?}");
+    // σ = 1/2 for both classes: every connection equally likely to be cut, equal shares.
+    assert!(shares.iter().all(|s| (s - 0.25).abs() < 0.02), "{shares:?}");
+
+    let bad = equipoise(&["run", "../../scenarios/aimd-example1.toml", "--out", dir.to_str().unwrap(), "--set", "aimd.policy=larges-rate"]);
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("aimd.policy") && err.contains("did you mean \"largest-rate\""), "{err}");
+}

@@ -229,3 +229,27 @@ fn slurm_mode_writes_a_job_array_script() {
     let script = std::fs::read_to_string(out.join("sweep.sbatch")).unwrap();
     assert!(script.contains("#SBATCH --array=1-3") && script.contains("--shard \"${SLURM_ARRAY_TASK_ID}/3\""), "{script}");
 }
+
+#[test]
+fn an_aimd_model_sweeps_like_a_scenario() {
+    let dir = std::env::temp_dir().join(format!("equipoise-sweep-{}-aimd", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = "[aimd]\npolicy = \"largest-rate\"\nevents = 2000\n\n[[aimd.group]]\nname = \"tcp\"\ncount = 1\n";
+    std::fs::write(dir.join("base.toml"), base).unwrap();
+    let file = dir.join("sweep.toml");
+    std::fs::write(&file, "scenario = \"base.toml\"\nreplicates = 2\n[grid]\n\"aimd.group.tcp.count\" = [1, 3, 6]\n").unwrap();
+    let out = dir.join("out");
+    ok(sweep(&file, &out, &["--jobs", "2"]));
+    let model = read_all(&out, "model");
+    assert_eq!(model.height(), 3 * 2);
+    let n: Vec<i64> = model.column("aimd.group.tcp.count").unwrap().i64().unwrap().into_no_null_iter().collect();
+    let u: Vec<f64> = model.column("utilization").unwrap().f64().unwrap().into_no_null_iter().collect();
+    for (n, u) in n.iter().zip(&u) {
+        let theorem1 = 1.0 - 1.0 / (1.0 + 3.0 * *n as f64);
+        assert!((u / theorem1 - 1.0).abs() < 0.01, "N = {n}: {u} vs {theorem1}");
+    }
+    assert_eq!(read_all(&out, "connections").height(), 2 * (1 + 3 + 6));
+    let digest = String::from_utf8_lossy(&ok(equipoise(&["summarize", out.to_str().unwrap()])).stdout).into_owned();
+    assert!(digest.contains("model: utilization"), "{digest}");
+}

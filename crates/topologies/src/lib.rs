@@ -14,6 +14,7 @@
 //! [`sweep`] reads sweep files (a base scenario, a grid, zipped keys, explicit points and
 //! replicates) into the list of runs, each with its own derived seed.
 
+pub mod aimd_scenario;
 pub mod build;
 pub mod error;
 pub mod model;
@@ -23,6 +24,7 @@ pub mod reader;
 pub mod sweep;
 pub mod units;
 
+pub use aimd_scenario::AimdScenario;
 pub use error::{Result, ScenarioError};
 pub use model::Scenario;
 
@@ -36,6 +38,51 @@ pub fn load_text(file: &str, text: &str, sets: &[(String, String)]) -> Result<Sc
         overrides::set_key(&mut root, key, overrides::parse_value(value)).map_err(|m| ScenarioError::new("--set", key.clone(), m))?;
     }
     parse::read_scenario(file, &root)
+}
+
+/// What a scenario file describes: a packet-level network, or seed 004's abstract AIMD model
+/// (a file with an `[aimd]` table).
+#[derive(Clone, Debug)]
+pub enum Experiment {
+    /// Links and flows, simulated packet by packet.
+    Packet(Scenario),
+    /// The AIMD model of parallel connections.
+    Aimd(AimdScenario),
+}
+
+impl Experiment {
+    /// Reads whichever kind `root` (from `file`) is.
+    pub fn read(file: &str, root: &toml::Table) -> Result<Experiment> {
+        if root.contains_key("aimd") {
+            aimd_scenario::read_aimd(file, root).map(Experiment::Aimd)
+        } else {
+            parse::read_scenario(file, root).map(Experiment::Packet)
+        }
+    }
+
+    /// Every check short of running: a packet scenario is built (and dropped).
+    pub fn check(&self) -> Result<()> {
+        match self {
+            Experiment::Packet(s) => s.build().map(|_| ()),
+            Experiment::Aimd(_) => Ok(()),
+        }
+    }
+}
+
+/// Like [`load_text`], for either kind of scenario.
+pub fn load_experiment_text(file: &str, text: &str, sets: &[(String, String)]) -> Result<Experiment> {
+    let mut root = parse::parse_text(file, text)?;
+    for (key, value) in sets {
+        overrides::set_key(&mut root, key, overrides::parse_value(value)).map_err(|m| ScenarioError::new("--set", key.clone(), m))?;
+    }
+    Experiment::read(file, &root)
+}
+
+/// Like [`load`], for either kind of scenario.
+pub fn load_experiment(path: &Path, sets: &[(String, String)]) -> Result<Experiment> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::new(&file, "", format!("cannot read the file: {e}")))?;
+    load_experiment_text(&file, &text, sets)
 }
 
 /// Reads the scenario file at `path` and applies `sets`.

@@ -25,25 +25,7 @@ pub fn set_key(root: &mut Table, path: &str, value: Value) -> Result<(), String>
             let Some(Value::Array(items)) = root.get_mut(section) else {
                 return Err(format!("the scenario has no [[{section}]] tables"));
             };
-            let names: Vec<String> = items.iter().filter_map(|t| t.get("name")?.as_str().map(str::to_string)).collect();
-            // The longest name that prefixes the rest: names may contain dots.
-            let chosen =
-                names.iter().enumerate().filter(|(_, n)| rest.starts_with(&format!("{n}."))).max_by_key(|(_, n)| n.len()).map(|(i, _)| i);
-            let Some(i) = chosen else {
-                let got = rest.split('.').next().unwrap_or(rest);
-                return Err(format!(
-                    "no {section} named \"{got}\"{} ({section}s: {})",
-                    suggestion(got, names.iter().map(String::as_str)),
-                    names.join(", ")
-                ));
-            };
-            let name_len = names[i].len();
-            return set_in(
-                items[i].as_table_mut().expect("named, so a table"),
-                &rest[name_len + 1..],
-                value,
-                &format!("{section}.{}", names[i]),
-            );
+            return set_in_named(items, rest, value, section);
         }
         s if SECTIONS.contains(&s) => {
             root.entry(s).or_insert_with(|| Value::Table(Table::new())).as_table_mut().ok_or_else(|| format!("[{s}] is not a table"))?
@@ -59,6 +41,31 @@ pub fn set_key(root: &mut Table, path: &str, value: Value) -> Result<(), String>
     set_in(table, rest, value, section)
 }
 
+/// `rest` starts with the `name` of one of the tables `items` (the array at `prefix`): sets the
+/// remaining path in that table.
+fn set_in_named(items: &mut [Value], rest: &str, value: Value, prefix: &str) -> Result<(), String> {
+    let names: Vec<String> = items.iter().map(|t| t.get("name").and_then(Value::as_str).unwrap_or_default().to_string()).collect();
+    // The longest name that prefixes the rest: names may contain dots.
+    let chosen = names
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| !n.is_empty() && rest.starts_with(&format!("{n}.")))
+        .max_by_key(|(_, n)| n.len())
+        .map(|(i, _)| i);
+    let Some(i) = chosen else {
+        let got = rest.split('.').next().unwrap_or(rest);
+        let what = prefix.rsplit('.').next().unwrap_or(prefix);
+        return Err(format!(
+            "no {what} named \"{got}\"{} ({what}s: {})",
+            suggestion(got, names.iter().map(String::as_str)),
+            names.join(", ")
+        ));
+    };
+    let name_len = names[i].len();
+    let table = items[i].as_table_mut().ok_or_else(|| format!("{prefix}[{i}] is not a table"))?;
+    set_in(table, &rest[name_len + 1..], value, &format!("{prefix}.{}", names[i]))
+}
+
 fn set_in(table: &mut Table, rest: &str, value: Value, prefix: &str) -> Result<(), String> {
     match rest.split_once('.') {
         None => {
@@ -67,6 +74,12 @@ fn set_in(table: &mut Table, rest: &str, value: Value, prefix: &str) -> Result<(
         }
         Some((head, tail)) => {
             let here = format!("{prefix}.{head}");
+            // An array of named tables (`[[aimd.group]]`): the next part of the path is a name.
+            if let Some(Value::Array(items)) = table.get_mut(head)
+                && items.iter().all(Value::is_table)
+            {
+                return set_in_named(items, tail, value, &here);
+            }
             // A flow without `cc` runs reno: a parameter set on it is a parameter of reno.
             let default = if head == "cc" { Value::String("reno".into()) } else { Value::Table(Table::new()) };
             let entry = table.entry(head.to_string()).or_insert(default);
@@ -121,6 +134,10 @@ mod tests {
         assert_eq!(t["flow"][0]["cc"]["phi"].as_float(), Some(0.5));
         assert_eq!(t["flow"][1]["start"].as_str(), Some("1s"));
         assert_eq!(t["tcp"]["min_rto"].as_str(), Some("1s"));
+        let mut aimd: Table = "[aimd]\n[[aimd.group]]\nname = \"a\"\n[[aimd.group]]\nname = \"b\"".parse().unwrap();
+        set_key(&mut aimd, "aimd.group.b.weight", parse_value("0.25")).unwrap();
+        assert_eq!(aimd["aimd"]["group"][1]["weight"].as_float(), Some(0.25));
+        assert!(set_key(&mut aimd, "aimd.group.c.weight", parse_value("1")).unwrap_err().contains("no group named \"c\""));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::reader::{Reader, type_name};
 use crate::units::SizeValue;
 
 /// Top-level tables of a scenario.
-pub const SECTIONS: &[&str] = &["meta", "sim", "tcp", "link", "flow"];
+pub const SECTIONS: &[&str] = &["meta", "sim", "tcp", "link", "flow", "aimd"];
 
 /// Parses scenario `text` read from `file`.
 pub fn parse_text(file: &str, text: &str) -> Result<Table> {
@@ -68,7 +68,7 @@ fn read_array<T>(top: &mut Reader, key: &'static str, read: fn(Reader, usize) ->
     Ok(out)
 }
 
-fn read_meta(mut t: Reader) -> Result<Meta> {
+pub(crate) fn read_meta(mut t: Reader) -> Result<Meta> {
     let meta = Meta {
         name: t.string("name")?.map(str::to_string),
         source: t.string("source")?.map(str::to_string),

@@ -27,10 +27,10 @@ use std::path::{Path, PathBuf};
 
 use toml::Value;
 
+use crate::Experiment;
 use crate::error::{Result, ScenarioError};
-use crate::model::Scenario;
 use crate::overrides::set_key;
-use crate::parse::{parse_text, read_scenario};
+use crate::parse::parse_text;
 use crate::reader::{Reader, type_name};
 
 /// One point of a sweep: the values it gives to the swept keys.
@@ -199,7 +199,7 @@ impl Sweep {
     fn check_levels(&self, factors: &[Factor]) -> Result<()> {
         let scenario_file = self.scenario_name.clone();
         let base = &self.base;
-        read_scenario(&scenario_file, base)?;
+        Experiment::read(&scenario_file, base)?;
         for level in factors.iter().flatten() {
             let mut root = base.clone();
             for (key, value) in level {
@@ -208,13 +208,18 @@ impl Sweep {
             // Only errors about the swept keys themselves: a level may be invalid with the base
             // scenario's other values yet fine with the other swept values (those runs fail
             // alone, and are recorded).
-            if let Err(e) = read_scenario(&scenario_file, &root).and_then(|s| s.build().map(|_| ()))
+            if let Err(e) = Experiment::read(&scenario_file, &root).and_then(|s| s.check())
                 && let Some((key, _)) = level.iter().find(|(k, _)| e.key.starts_with(k.as_str()) || k.starts_with(&e.key))
             {
                 return Err(ScenarioError::new(&self.file, key.clone(), format!("{}: {}", e.key, e.message)));
             }
         }
         Ok(())
+    }
+
+    /// Whether the base scenario is of seed 004's AIMD model rather than packet-level.
+    pub fn is_aimd(&self) -> bool {
+        self.base.contains_key("aimd")
     }
 
     /// Every run, point-major.
@@ -231,14 +236,14 @@ impl Sweep {
     }
 
     /// The scenario of `run`: the base with the point's values and the run's seed.
-    pub fn scenario(&self, run: &Run) -> Result<Scenario> {
+    pub fn scenario(&self, run: &Run) -> Result<Experiment> {
         let scenario_file = self.scenario_name.clone();
         let mut root = self.base.clone();
         for (key, value) in &self.points[run.point].values {
             set_key(&mut root, key, value.clone()).map_err(|m| ScenarioError::new(&self.file, key.clone(), m))?;
         }
         set_key(&mut root, "sim.seed", Value::Integer(run.seed as i64)).map_err(|m| ScenarioError::new(&self.file, "sim.seed", m))?;
-        read_scenario(&scenario_file, &root)
+        Experiment::read(&scenario_file, &root)
     }
 }
 

@@ -221,9 +221,66 @@ fn every_shipped_scenario_runs_a_short_variant() {
     files.sort();
     assert!(files.len() >= 4, "{files:?}");
     for file in files {
-        let sets = [("sim.duration".to_string(), "3s".to_string()), ("sim.warmup".to_string(), "1s".to_string())];
-        let scenario = topologies::load(&file, &sets).unwrap_or_else(|e| panic!("{e}"));
-        let out = scenario.build().unwrap_or_else(|e| panic!("{e}")).run();
-        assert!(out.flows.iter().map(|f| f.bytes_delivered).sum::<u64>() > 0, "{}: nothing delivered", file.display());
+        let text = std::fs::read_to_string(&file).unwrap();
+        let name = file.display().to_string();
+        let quick = |sets: &[(&str, &str)]| sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>();
+        let model = topologies::load_experiment_text(&name, &text, &[]).unwrap_or_else(|e| panic!("{e}"));
+        match model {
+            topologies::Experiment::Packet(_) => {
+                let sets = quick(&[("sim.duration", "3s"), ("sim.warmup", "1s")]);
+                let scenario = topologies::load(&file, &sets).unwrap_or_else(|e| panic!("{e}"));
+                let out = scenario.build().unwrap_or_else(|e| panic!("{e}")).run();
+                assert!(out.flows.iter().map(|f| f.bytes_delivered).sum::<u64>() > 0, "{name}: nothing delivered");
+            }
+            topologies::Experiment::Aimd(_) => {
+                let sets = quick(&[("aimd.events", "1000"), ("aimd.warmup_events", "10")]);
+                let Ok(topologies::Experiment::Aimd(s)) = topologies::load_experiment(&file, &sets) else { panic!("{name}") };
+                let report = aimd::run(&s.model).unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert!(report.utilization(s.model.capacity) > 0.5, "{name}");
+            }
+        }
     }
+}
+
+const AIMD: &str = r#"
+[meta]
+name = "aimd"
+
+[aimd]
+policy = "rate-independent"
+events = 1000
+
+[[aimd.group]]
+name = "a"
+count = 2
+weight = 0.25
+
+[[aimd.group]]
+name = "b"
+count = 3
+beta = 0.8
+"#;
+
+#[test]
+fn an_aimd_scenario_reads_into_the_model_with_its_errors_named() {
+    let e = topologies::load_experiment_text("m.toml", AIMD, &[]).unwrap();
+    let topologies::Experiment::Aimd(s) = e else { panic!("an [aimd] file is an AIMD scenario") };
+    assert_eq!(s.model.connections.len(), 5);
+    assert_eq!((s.model.connections[1].weight, s.model.connections[4].beta), (0.25, 0.8));
+    assert_eq!((s.group_of(1), s.group_of(2)), ("a", "b"));
+    let err = |sets: &[(&str, &str)], text: &str| {
+        let sets: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        topologies::load_experiment_text("m.toml", text, &sets).unwrap_err().to_string()
+    };
+    assert_eq!(
+        err(&[("aimd.group.b.beta", "1.5")], AIMD),
+        "m.toml: aimd.group.b.beta: expected a number strictly between 0 and 1, got 1.5"
+    );
+    assert!(err(&[("aimd.policy", "\"beatdwn\"")], AIMD).contains("did you mean \"beatdown\""));
+    assert!(err(&[("aimd.group.a.etaa", "2")], AIMD).contains("aimd.group.a.etaa"));
+    assert!(err(&[("aimd.group.b.count", "0")], AIMD).contains("aimd.group.b.count"));
+    assert!(err(&[], &AIMD.replace("[[aimd.group]]\nname = \"b\"", "[[aimd.group]]\nname = \"a\"")).contains("names two groups"));
+    assert!(err(&[], &format!("{AIMD}\n[[link]]\nname = \"l\"")).contains("no links, flows or [tcp]"));
+    assert!(err(&[], "[aimd]\npolicy = \"all\"").contains("aimd.group: missing"));
+    assert!(err(&[("sim.duration", "10s")], AIMD).contains("sim.duration"));
 }
