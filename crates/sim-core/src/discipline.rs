@@ -49,6 +49,9 @@ pub struct Red {
     pub weight: f64,
     /// Gentle mode: between `max` and `2·max` the probability rises from `max_p` to 1.
     pub gentle: bool,
+    /// ns-2's `wait`: no drop until `1/p` arrivals since the last one, then the probability
+    /// spread over the next `1/p` (drops at least `1/p` apart, instead of `1/(2p)` on average).
+    pub wait: bool,
     /// Transmission time of a typical packet, to age the average over idle periods.
     pub typical_packet_time: Time,
     avg: f64,
@@ -59,7 +62,18 @@ pub struct Red {
 impl Red {
     /// A RED discipline with an empty average.
     pub fn new(min_bytes: u64, max_bytes: u64, max_p: f64, weight: f64, gentle: bool, typical_packet_time: Time) -> Red {
-        Red { min_bytes, max_bytes, max_p, weight, gentle, typical_packet_time, avg: 0.0, count: -1, idle_since: Some(Time::ZERO) }
+        Red {
+            min_bytes,
+            max_bytes,
+            max_p,
+            weight,
+            gentle,
+            wait: false,
+            typical_packet_time,
+            avg: 0.0,
+            count: -1,
+            idle_since: Some(Time::ZERO),
+        }
     }
 
     /// The current average queue length, bytes.
@@ -91,8 +105,20 @@ impl Red {
             return 1.0;
         };
         self.count += 1;
-        let spread = 1.0 - self.count as f64 * pb;
-        if spread <= 0.0 { 1.0 } else { (pb / spread).min(1.0) }
+        let since = self.count as f64 * pb;
+        if self.wait {
+            if since < 1.0 {
+                0.0
+            } else if since < 2.0 {
+                pb / (2.0 - since)
+            } else {
+                1.0
+            }
+        } else if since < 1.0 {
+            (pb / (1.0 - since)).min(1.0)
+        } else {
+            1.0
+        }
     }
 }
 
@@ -203,6 +229,22 @@ mod tests {
         red.update_average(60_000, Time(0));
         let p = red.drop_probability();
         assert!(p > 0.1 && p < 1.0, "gentle region probability {p}");
+    }
+
+    #[test]
+    fn red_with_wait_spaces_drops_at_least_one_over_p_apart() {
+        // Weight 1: the average is the queue, held at the midpoint, pb = 0.05: with `wait` no
+        // two drops are closer than 20 arrivals, and they come every 20 to 40.
+        let mut red = Red::new(15_000, 45_000, 0.1, 1.0, false, Time::from_us(120));
+        red.wait = true;
+        let mut d = Discipline::Red(red);
+        let mut rng = stream(7, "red");
+        let drops: Vec<u64> =
+            (0..20_000).filter(|&i| !d.admit(BufferLimit::Bytes(1_000_000), 20, 30_000, 1500, 0, Time(1 + i), &mut rng)).collect();
+        let gaps: Vec<u64> = drops.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(gaps.iter().all(|&g| (20..=40).contains(&g)), "{:?}", &gaps[..10]);
+        let mean = gaps.iter().sum::<u64>() as f64 / gaps.len() as f64;
+        assert!((26.0..34.0).contains(&mean), "mean gap {mean}");
     }
 
     #[test]

@@ -98,7 +98,7 @@ impl Scenario {
         };
         let discipline = match &link.queue {
             QueueModel::DropTail => Discipline::DropTail,
-            QueueModel::Red { min, max, max_p, weight, gentle } => {
+            QueueModel::Red { min, max, max_p, weight, gentle, wait } => {
                 let (lo, hi) = (self.bytes(*min, rate), self.bytes(*max, rate));
                 if lo >= hi {
                     return Err(self.error(
@@ -109,7 +109,9 @@ impl Scenario {
                 if *max_p == 0.0 {
                     return Err(self.error(format!("{}.queue.max_p", link.key), "must be above 0"));
                 }
-                Discipline::Red(Red::new(lo as u64, hi as u64, *max_p, *weight, *gentle, rate.serialization_time(self.sim.mss as u64)))
+                let mut red = Red::new(lo as u64, hi as u64, *max_p, *weight, *gentle, rate.serialization_time(self.sim.mss as u64));
+                red.wait = *wait;
+                Discipline::Red(red)
             }
             QueueModel::RandomDrop { zone } => {
                 let zone_bytes = self.bytes(*zone, rate);

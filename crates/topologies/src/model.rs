@@ -95,6 +95,8 @@ pub enum QueueModel {
         weight: f64,
         /// Gentle mode.
         gentle: bool,
+        /// ns-2's `wait` between drops.
+        wait: bool,
     },
     /// Random drops in the top `zone` of the buffer.
     RandomDrop {

@@ -239,7 +239,8 @@ fn read_queue(t: &mut Reader) -> Result<QueueModel> {
                         return Err(q.error("weight", "must be above 0"));
                     }
                     let gentle = q.boolean("gentle")?.unwrap_or(false);
-                    QueueModel::Red { min, max, max_p, weight, gentle }
+                    let wait = q.boolean("wait")?.unwrap_or(false);
+                    QueueModel::Red { min, max, max_p, weight, gentle, wait }
                 }
                 "random-drop" => {
                     let zone = q
