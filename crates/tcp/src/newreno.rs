@@ -47,7 +47,8 @@ impl Connection {
     }
 
     /// Acknowledgement `ack` arrived on subflow `r`, carrying the data-level acknowledgement
-    /// `data_ack`.
+    /// `data_ack`. The common case, new data acknowledged outside recovery, is handled here;
+    /// recovery and duplicates out of line, which keeps this path short (README, "Speed").
     pub fn on_ack(&mut self, r: usize, ack: Ack, data_ack: u64, ctx: &mut Ctx) {
         let window_opened = data_ack > self.data.acked;
         self.data.acked = self.data.acked.max(data_ack);
@@ -72,42 +73,12 @@ impl Connection {
             s.counters.acked += newly;
             self.states[r].record_acked(newly);
             self.account_cwnd(r, now);
-            let s = &mut self.senders[r];
             if self.states[r].in_recovery {
-                if s.recover.is_some_and(|rec| ack.next > rec) {
-                    // RFC 6582 step 3, full ACK: deflate to ssthresh and leave recovery.
-                    let st = &mut self.states[r];
-                    st.in_recovery = false;
-                    st.cwnd = st.ssthresh;
-                    s.dupacks = 0;
-                } else {
-                    // Partial ACK: retransmit the next hole and re-arm the timer on the first
-                    // partial ACK only. NewReno deflates by what was acked and adds back one
-                    // segment; PRR counts what was delivered (the segments acked minus those
-                    // duplicates already counted) and sends its share.
-                    let first = !s.partial_seen;
-                    s.partial_seen = true;
-                    let delivered = newly.saturating_sub(s.prr.sacked).max(1);
-                    s.prr.sacked = 0;
-                    let (hole, data_seq) = (s.snd_una, s.data_seq(s.snd_una));
-                    if self.config.recovery == Recovery::NewReno {
-                        let st = &mut self.states[r];
-                        st.cwnd = (st.cwnd - newly as f64 + 1.0).max(1.0);
-                    }
-                    self.transmit(r, hole, data_seq, ctx);
-                    self.senders[r].prr.out += 1;
-                    if first {
-                        self.arm_timer(r, ctx);
-                    }
-                    self.resend(r, ctx);
-                    match self.config.recovery {
-                        Recovery::NewReno => self.schedule(ctx),
-                        Recovery::Prr => self.prr_send(r, delivered, now, ctx),
-                    }
+                if self.on_recovery_ack(r, ack.next, newly, now, ctx) {
                     return;
                 }
             } else {
-                s.dupacks = 0;
+                self.senders[r].dupacks = 0;
                 let st = &self.states[r];
                 // (`newly` is far below 2^63: converting through i64 is one instruction.)
                 let growth = if st.cwnd < st.ssthresh {
@@ -128,42 +99,87 @@ impl Connection {
             self.resend(r, ctx);
             self.schedule(ctx);
         } else if ack.next == s.snd_una && s.outstanding() {
-            s.dupacks += 1;
-            if self.states[r].in_recovery {
-                s.prr.sacked += 1;
-                match self.config.recovery {
-                    Recovery::NewReno => {
-                        // RFC 6582 step 4: inflate by one segment per further duplicate.
-                        self.account_cwnd(r, now);
-                        self.states[r].cwnd += 1.0;
-                        self.schedule(ctx);
-                    }
-                    Recovery::Prr => self.prr_send(r, 1, now, ctx),
+            self.on_duplicate(r, ack.next, window_opened, now, ctx);
+        } else if window_opened {
+            self.schedule(ctx);
+        }
+    }
+
+    /// New data acknowledged during fast recovery. A full ACK ends recovery (the caller goes on
+    /// as after any new ACK: returns false); a partial ACK is handled whole here (returns true).
+    #[inline(never)]
+    fn on_recovery_ack(&mut self, r: usize, ack: u64, newly: u64, now: Time, ctx: &mut Ctx) -> bool {
+        let s = &mut self.senders[r];
+        if s.recover.is_some_and(|rec| ack > rec) {
+            // RFC 6582 step 3, full ACK: deflate to ssthresh and leave recovery.
+            let st = &mut self.states[r];
+            st.in_recovery = false;
+            st.cwnd = st.ssthresh;
+            s.dupacks = 0;
+            return false;
+        }
+        // Partial ACK: retransmit the next hole and re-arm the timer on the first partial ACK
+        // only. NewReno deflates by what was acked and adds back one segment; PRR counts what
+        // was delivered (the segments acked minus those duplicates already counted) and sends
+        // its share.
+        let first = !s.partial_seen;
+        s.partial_seen = true;
+        let delivered = newly.saturating_sub(s.prr.sacked).max(1);
+        s.prr.sacked = 0;
+        let (hole, data_seq) = (s.snd_una, s.data_seq(s.snd_una));
+        if self.config.recovery == Recovery::NewReno {
+            let st = &mut self.states[r];
+            st.cwnd = (st.cwnd - newly as f64 + 1.0).max(1.0);
+        }
+        self.transmit(r, hole, data_seq, ctx);
+        self.senders[r].prr.out += 1;
+        if first {
+            self.arm_timer(r, ctx);
+        }
+        self.resend(r, ctx);
+        match self.config.recovery {
+            Recovery::NewReno => self.schedule(ctx),
+            Recovery::Prr => self.prr_send(r, delivered, now, ctx),
+        }
+        true
+    }
+
+    /// A duplicate acknowledgement on subflow `r` (of segment `ack`, with data outstanding).
+    #[inline(never)]
+    fn on_duplicate(&mut self, r: usize, ack: u64, window_opened: bool, now: Time, ctx: &mut Ctx) {
+        let s = &mut self.senders[r];
+        s.dupacks += 1;
+        if self.states[r].in_recovery {
+            s.prr.sacked += 1;
+            match self.config.recovery {
+                Recovery::NewReno => {
+                    // RFC 6582 step 4: inflate by one segment per further duplicate.
+                    self.account_cwnd(r, now);
+                    self.states[r].cwnd += 1.0;
+                    self.schedule(ctx);
                 }
-            } else if s.dupacks == 3 && s.may_enter_recovery(ack.next) {
-                // RFC 6582 step 2: fast retransmit, then fast recovery.
-                s.recover = Some(s.snd_max - 1);
-                s.partial_seen = false;
-                s.counters.fast_retransmits += 1;
-                self.account_cwnd(r, now);
-                let ssthresh = self.reduce(r);
-                let st = &mut self.states[r];
-                st.in_recovery = true;
-                let s = &mut self.senders[r];
-                let (hole, data_seq) = (s.snd_una, s.data_seq(s.snd_una));
-                // RFC 6937: RecoverFS is what was in flight; the three duplicates are the
-                // receiver's out-of-order holdings; the fast retransmit is the first sent.
-                s.prr = PrrState { delivered: 0, out: 1, recover_fs: s.in_flight(), sacked: 3 };
-                if self.config.recovery == Recovery::NewReno {
-                    self.states[r].cwnd = ssthresh + 3.0;
-                }
-                self.transmit(r, hole, data_seq, ctx);
-                match self.config.recovery {
-                    Recovery::NewReno => self.schedule(ctx),
-                    Recovery::Prr => self.prr_send(r, 1, now, ctx),
-                }
-            } else if window_opened {
-                self.schedule(ctx);
+                Recovery::Prr => self.prr_send(r, 1, now, ctx),
+            }
+        } else if s.dupacks == 3 && s.may_enter_recovery(ack) {
+            // RFC 6582 step 2: fast retransmit, then fast recovery.
+            s.recover = Some(s.snd_max - 1);
+            s.partial_seen = false;
+            s.counters.fast_retransmits += 1;
+            self.account_cwnd(r, now);
+            let ssthresh = self.reduce(r);
+            self.states[r].in_recovery = true;
+            let s = &mut self.senders[r];
+            let (hole, data_seq) = (s.snd_una, s.data_seq(s.snd_una));
+            // RFC 6937: RecoverFS is what was in flight; the three duplicates are the
+            // receiver's out-of-order holdings; the fast retransmit is the first sent.
+            s.prr = PrrState { delivered: 0, out: 1, recover_fs: s.in_flight(), sacked: 3 };
+            if self.config.recovery == Recovery::NewReno {
+                self.states[r].cwnd = ssthresh + 3.0;
+            }
+            self.transmit(r, hole, data_seq, ctx);
+            match self.config.recovery {
+                Recovery::NewReno => self.schedule(ctx),
+                Recovery::Prr => self.prr_send(r, 1, now, ctx),
             }
         } else if window_opened {
             self.schedule(ctx);
