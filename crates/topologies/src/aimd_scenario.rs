@@ -19,7 +19,7 @@
 use aimd::{Connection, Model, Policy};
 use toml::{Table, Value};
 
-use crate::error::{Result, ScenarioError, suggestion};
+use crate::error::{Result, ScenarioError};
 use crate::model::Meta;
 use crate::parse::read_meta;
 use crate::reader::{Reader, type_name};
@@ -116,16 +116,7 @@ pub fn read_aimd(file: &str, root: &Table) -> Result<AimdScenario> {
     let mut a = top.table("aimd")?.expect("an AIMD scenario has [aimd]");
     let capacity = a.number("capacity")?.unwrap_or(1.0);
     let capacity = positive(&a, "capacity", capacity)?;
-    let names = || Policy::NAMES.iter().map(|(n, _)| *n);
-    let policy = match a.string("policy")? {
-        None => Policy::RateProportional,
-        Some(name) => Policy::from_name(name).ok_or_else(|| {
-            a.error(
-                "policy",
-                format!("unknown policy \"{name}\"{} (valid: {})", suggestion(name, names()), names().collect::<Vec<_>>().join(", ")),
-            )
-        })?,
-    };
+    let policy = a.choice("policy", &Policy::NAMES)?.unwrap_or(Policy::RateProportional);
     let events = a.unsigned("events")?.unwrap_or(100_000);
     if events == 0 {
         return Err(a.error("events", "expected at least 1"));

@@ -136,22 +136,7 @@ fn read_tcp(mut t: Reader) -> Result<TcpModel> {
         min_ssthresh: packets(&t, "min_ssthresh", min_ssthresh)?,
         delayed_ack: t.boolean("delayed_ack")?,
         delayed_ack_timeout: t.time("delayed_ack_timeout")?,
-        recovery: match t.string("recovery")? {
-            None => None,
-            Some(name) => {
-                let names = || Recovery::NAMES.iter().map(|(n, _)| *n);
-                Some(Recovery::from_name(name).ok_or_else(|| {
-                    t.error(
-                        "recovery",
-                        format!(
-                            "unknown recovery \"{name}\"{} (valid: {})",
-                            suggestion(name, names()),
-                            names().collect::<Vec<_>>().join(", ")
-                        ),
-                    )
-                })?)
-            }
-        },
+        recovery: t.choice("recovery", &Recovery::NAMES)?,
     };
     if let (Some(min), Some(max)) = (model.min_rto, model.max_rto)
         && min > max
@@ -264,20 +249,7 @@ fn read_queue(t: &mut Reader) -> Result<QueueModel> {
                             "missing; expected the quiet time after a drop, a multiple of the round-trip time (seed 004 §V-D)",
                         )
                     })?;
-                    let names = || DropperPolicy::NAMES.iter().map(|(n, _)| *n);
-                    let policy = match q.string("policy")? {
-                        None => DropperPolicy::RateProportional,
-                        Some(name) => DropperPolicy::from_name(name).ok_or_else(|| {
-                            q.error(
-                                "policy",
-                                format!(
-                                    "unknown policy \"{name}\"{} (valid: {})",
-                                    suggestion(name, names()),
-                                    names().collect::<Vec<_>>().join(", ")
-                                ),
-                            )
-                        })?,
-                    };
+                    let policy = q.choice("policy", &DropperPolicy::NAMES)?.unwrap_or(DropperPolicy::RateProportional);
                     QueueModel::ThresholdDropper { threshold, hold, policy }
                 }
                 other => {

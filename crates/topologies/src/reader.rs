@@ -92,6 +92,21 @@ impl<'a> Reader<'a> {
         self.string(key)?.ok_or_else(|| self.missing(key, "missing; expected a string"))
     }
 
+    /// An optional name from `names` (configuration name, value); an unknown one is an error
+    /// listing the valid names, with the nearest.
+    pub fn choice<T: Clone>(&mut self, key: &'static str, names: &[(&str, T)]) -> Result<Option<T>> {
+        let Some(name) = self.string(key)? else { return Ok(None) };
+        match names.iter().find(|(n, _)| *n == name) {
+            Some((_, v)) => Ok(Some(v.clone())),
+            None => {
+                let valid = || names.iter().map(|(n, _)| *n);
+                let message =
+                    format!("unknown {key} \"{name}\"{} (valid: {})", suggestion(name, valid()), valid().collect::<Vec<_>>().join(", "));
+                Err(self.error(key, message))
+            }
+        }
+    }
+
     /// An optional boolean.
     pub fn boolean(&mut self, key: &'static str) -> Result<Option<bool>> {
         self.typed(key, "true or false", Value::as_bool)
