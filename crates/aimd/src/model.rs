@@ -27,11 +27,6 @@ impl Policy {
         ("all", Policy::All),
     ];
 
-    /// The policy named `name`, if any.
-    pub fn from_name(name: &str) -> Option<Policy> {
-        Self::NAMES.iter().find(|(n, _)| *n == name).map(|(_, p)| p.clone())
-    }
-
     /// The configuration name.
     pub fn name(&self) -> &'static str {
         Self::NAMES.iter().find(|(_, p)| p == self).map(|(n, _)| *n).expect("every policy is named")

@@ -32,11 +32,6 @@ impl DropperPolicy {
         ("rate-independent", DropperPolicy::RateIndependent),
         ("largest-rate", DropperPolicy::LargestRate),
     ];
-
-    /// The policy named `name`, if any.
-    pub fn from_name(name: &str) -> Option<DropperPolicy> {
-        Self::NAMES.iter().find(|(n, _)| *n == name).map(|&(_, p)| p)
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]

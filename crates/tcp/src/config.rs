@@ -19,11 +19,6 @@ pub enum Recovery {
 impl Recovery {
     /// Every mode with its configuration name.
     pub const NAMES: [(&'static str, Recovery); 2] = [("newreno", Recovery::NewReno), ("prr", Recovery::Prr)];
-
-    /// The mode named `name`, if any.
-    pub fn from_name(name: &str) -> Option<Recovery> {
-        Self::NAMES.iter().find(|(n, _)| *n == name).map(|&(_, r)| r)
-    }
 }
 
 /// TCP settings (the `[tcp]` table of a scenario).

@@ -142,9 +142,6 @@ pub fn read_aimd(file: &str, root: &Table) -> Result<AimdScenario> {
     a.finish()?;
     top.finish()?;
     let model = Model { capacity, connections, policy, events, warmup_events, seed };
-    if model.policy == Policy::RateIndependent && model.connections.iter().all(|c| c.weight == 0.0) {
-        return Err(ScenarioError::new(file, "aimd.group", "rate-independent: at least one group needs a positive weight"));
-    }
     model.validate().map_err(|e| ScenarioError::new(file, "aimd", e.0))?;
     let text = toml::to_string(root).map_err(|e| ScenarioError::new(file, "", e.to_string()))?;
     Ok(AimdScenario { file: file.to_string(), text, meta, seed, model, groups })

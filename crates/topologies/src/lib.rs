@@ -53,11 +53,16 @@ pub enum Experiment {
 impl Experiment {
     /// Reads whichever kind `root` (from `file`) is.
     pub fn read(file: &str, root: &toml::Table) -> Result<Experiment> {
-        if root.contains_key("aimd") {
+        if Self::is_aimd(root) {
             aimd_scenario::read_aimd(file, root).map(Experiment::Aimd)
         } else {
             parse::read_scenario(file, root).map(Experiment::Packet)
         }
+    }
+
+    /// Whether scenario `root` is of seed 004's AIMD model (it has an `[aimd]` table).
+    pub fn is_aimd(root: &toml::Table) -> bool {
+        root.contains_key("aimd")
     }
 
     /// Every check short of running: a packet scenario is built (and dropped).

@@ -219,7 +219,7 @@ impl Sweep {
 
     /// Whether the base scenario is of seed 004's AIMD model rather than packet-level.
     pub fn is_aimd(&self) -> bool {
-        self.base.contains_key("aimd")
+        Experiment::is_aimd(&self.base)
     }
 
     /// Every run, point-major.
