@@ -172,11 +172,13 @@ fn run(file: &Path, out: Option<PathBuf>, sets: &[String], seed: Option<u64>, qu
     let wall = started.elapsed().as_secs_f64();
     let dir = out.unwrap_or_else(|| default_out(file));
     let provenance = tables::Provenance { file: file.display().to_string(), scenario: scenario.text.clone(), seed: scenario.sim.seed };
-    let written = tables::write_run(&dir, &output, &provenance)?;
+    let metrics = scenario.metrics(&output);
+    let written = tables::write_run(&dir, &output, &metrics, &provenance)?;
     if !quiet {
         let name = scenario.meta.name.as_deref().unwrap_or("scenario");
         emit(&format!("{name} ({}), seed {}\n\n", file.display(), scenario.sim.seed));
         emit(&summary::render(&output, scenario.sim.warmup.as_secs_f64(), wall));
+        emit(&summary::render_metrics(&metrics));
         let names: Vec<String> = written.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
         emit(&format!("tables in {}/: {}\n", dir.display(), names.join(", ")));
     }

@@ -3,6 +3,7 @@
 use std::fmt::Write;
 
 use tcp::RunOutput;
+use topologies::metrics::{Metric, jain_index};
 
 /// `12.3 Mb/s` style, for bits per second.
 pub fn rate(bps: f64) -> String {
@@ -29,13 +30,6 @@ pub fn count(n: f64) -> String {
     } else {
         format!("{n:.0}")
     }
-}
-
-/// Jain's fairness index of `xs` (1 when all are equal).
-pub fn jain(xs: &[f64]) -> f64 {
-    let sum: f64 = xs.iter().sum();
-    let squares: f64 = xs.iter().map(|x| x * x).sum();
-    if squares == 0.0 { 1.0 } else { sum * sum / (xs.len() as f64 * squares) }
 }
 
 /// Rows shown per table before eliding.
@@ -73,7 +67,7 @@ pub fn render(out: &RunOutput, warmup_s: f64, wall_s: f64) -> String {
         "{} flow(s): total goodput {}, Jain's index {:.4} (statistics from {warmup_s} s)\n",
         out.flows.len(),
         rate(goodputs.iter().sum()),
-        jain(&goodputs)
+        jain_index(&goodputs)
     );
 
     let width = out.links.iter().map(|l| l.link.len()).chain([4]).max().unwrap_or(4).min(24);
@@ -110,6 +104,29 @@ pub fn render(out: &RunOutput, warmup_s: f64, wall_s: f64) -> String {
     s
 }
 
+/// The metrics of a run, one line each (all in metrics.parquet).
+pub fn render_metrics(metrics: &[Metric]) -> String {
+    let mut s = String::new();
+    if metrics.is_empty() {
+        return s;
+    }
+    let width = metrics.iter().map(|m| m.group.len()).chain([5]).max().unwrap_or(5).min(24);
+    let _ = writeln!(s, "\n{:<18} {:<width$} {:>14}", "metric", "group", "value");
+    for m in metrics.iter().take(3 * MAX_ROWS) {
+        let value = match m.unit {
+            "bit/s" => rate(m.value),
+            "s" => format!("{:.4} s", m.value),
+            "count" => format!("{}", m.value),
+            _ => format!("{:.4}", m.value),
+        };
+        let _ = writeln!(s, "{:<18} {:<width$} {:>14}", m.metric, m.group, value);
+    }
+    if metrics.len() > 3 * MAX_ROWS {
+        let _ = writeln!(s, "… {} more metrics (all in metrics.parquet)", metrics.len() - 3 * MAX_ROWS);
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,7 +135,5 @@ mod tests {
     fn formats() {
         assert_eq!(rate(12_345_678.0), "12.35 Mb/s");
         assert_eq!(count(2_900_000.0), "2.90 M");
-        assert!((jain(&[1.0, 1.0, 1.0]) - 1.0).abs() < 1e-12);
-        assert!((jain(&[1.0, 0.0]) - 0.5).abs() < 1e-12);
     }
 }

@@ -53,7 +53,7 @@ impl Shard {
 }
 
 /// The tables of a packet-level sweep's dataset, one folder each (beside `runs`).
-const TABLES: [&str; 4] = ["flows", "subflows", "links", "timeseries"];
+const TABLES: [&str; 5] = ["flows", "links", "metrics", "subflows", "timeseries"];
 /// The tables of an AIMD-model sweep's dataset.
 const AIMD_TABLES: [&str; 2] = ["connections", "model"];
 
@@ -151,7 +151,8 @@ fn simulate(sweep: &Sweep, run: &Run) -> Result<Outcome, String> {
         match experiment {
             Experiment::Packet(s) => {
                 let out = s.build().map_err(|e| e.to_string())?.run();
-                Ok(Outcome { frames: tables::frames(&out).map_err(|e| e.to_string())?, events: out.stats.events })
+                let frames = tables::frames(&out, &s.metrics(&out)).map_err(|e| e.to_string())?;
+                Ok(Outcome { frames, events: out.stats.events })
             }
             Experiment::Aimd(s) => {
                 let report = aimd::run(&s.model).map_err(|e| e.to_string())?;

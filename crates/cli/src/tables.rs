@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 use tcp::RunOutput;
+use topologies::metrics::Metric;
 
 /// What every output file records about how it was made.
 #[derive(Clone, Debug)]
@@ -36,8 +37,8 @@ where
     Column::new(name.into(), values)
 }
 
-/// The four tables of a run, in file-name order.
-pub fn frames(out: &RunOutput) -> PolarsResult<Vec<(&'static str, DataFrame)>> {
+/// The five tables of a run, in file-name order: its records and the `metrics` computed from them.
+pub fn frames(out: &RunOutput, metrics: &[Metric]) -> PolarsResult<Vec<(&'static str, DataFrame)>> {
     let f = &out.flows;
     let flows = DataFrame::new(
         f.len(),
@@ -54,6 +55,7 @@ pub fn frames(out: &RunOutput) -> PolarsResult<Vec<(&'static str, DataFrame)>> {
             col("loss_events", f.iter().map(|r| r.loss_events).collect::<Vec<_>>()),
             col("size_bytes", f.iter().map(|r| r.size_bytes).collect::<Vec<_>>()),
             col("completion_time_s", f.iter().map(|r| r.completion_time_s).collect::<Vec<_>>()),
+            col("mean_relative_drop", f.iter().map(|r| r.mean_relative_drop).collect::<Vec<_>>()),
         ],
     )?;
     let s = &out.subflows;
@@ -106,7 +108,16 @@ pub fn frames(out: &RunOutput) -> PolarsResult<Vec<(&'static str, DataFrame)>> {
             col("cc_state", t.iter().map(|r| r.cc_state).collect::<Vec<_>>()),
         ],
     )?;
-    Ok(vec![("flows", flows), ("subflows", subflows), ("links", links), ("timeseries", timeseries)])
+    let metrics = DataFrame::new(
+        metrics.len(),
+        vec![
+            col("metric", metrics.iter().map(|m| m.metric).collect::<Vec<_>>()),
+            col("group", metrics.iter().map(|m| m.group.as_str()).collect::<Vec<_>>()),
+            col("value", metrics.iter().map(|m| m.value).collect::<Vec<_>>()),
+            col("unit", metrics.iter().map(|m| m.unit).collect::<Vec<_>>()),
+        ],
+    )?;
+    Ok(vec![("flows", flows), ("links", links), ("metrics", metrics), ("subflows", subflows), ("timeseries", timeseries)])
 }
 
 /// Writes `df` to `path` as Parquet with `provenance` in the file metadata.
@@ -129,8 +140,8 @@ pub fn write_parquet(path: &Path, df: &mut DataFrame, provenance: &Provenance) -
 /// Writes every table of `out` into directory `dir`, atomically: the tables are written to a
 /// sibling temporary directory, which then replaces `dir`. An error or an interrupt leaves at
 /// most a `*.tmp-<pid>` directory, never a half-written `dir`.
-pub fn write_run(dir: &Path, out: &RunOutput, provenance: &Provenance) -> Result<Vec<PathBuf>, String> {
-    write_tables(dir, frames(out).map_err(|e| e.to_string())?, provenance)
+pub fn write_run(dir: &Path, out: &RunOutput, metrics: &[Metric], provenance: &Provenance) -> Result<Vec<PathBuf>, String> {
+    write_tables(dir, frames(out, metrics).map_err(|e| e.to_string())?, provenance)
 }
 
 /// Writes `tables` (name, frame) into directory `dir` as `<name>.parquet`, atomically as

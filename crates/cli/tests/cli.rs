@@ -46,7 +46,7 @@ fn same_seed_gives_byte_identical_tables() {
 fn tables_have_the_documented_columns_and_provenance() {
     let dir = scratch("columns");
     assert!(run_quick(&dir, "1").status.success());
-    let expected: [(&str, &[&str]); 4] = [
+    let expected: [(&str, &[&str]); 5] = [
         (
             "flows",
             &[
@@ -62,6 +62,7 @@ fn tables_have_the_documented_columns_and_provenance() {
                 "loss_events",
                 "size_bytes",
                 "completion_time_s",
+                "mean_relative_drop",
             ],
         ),
         (
@@ -100,6 +101,7 @@ fn tables_have_the_documented_columns_and_provenance() {
             ],
         ),
         ("timeseries", &["time_s", "flow", "subflow", "cwnd_pkts", "srtt_s", "rate_bps", "cc_state"]),
+        ("metrics", &["metric", "group", "value", "unit"]),
     ];
     for (table, columns) in expected {
         let mut reader = ParquetReader::new(File::open(dir.join(format!("{table}.parquet"))).unwrap());
@@ -117,6 +119,21 @@ fn tables_have_the_documented_columns_and_provenance() {
     assert_eq!(flows.height(), 8);
     let goodput = flows.column("goodput_bps").unwrap().f64().unwrap().sum().unwrap();
     assert!(goodput > 90e6 && goodput <= 100e6, "total goodput {goodput}");
+    // The metrics agree with the flows table they summarize.
+    let metrics = ParquetReader::new(File::open(dir.join("metrics.parquet")).unwrap()).finish().unwrap();
+    let value = |metric: &str, group: &str| {
+        let m = metrics.column("metric").unwrap().str().unwrap();
+        let g = metrics.column("group").unwrap().str().unwrap();
+        let i = (0..metrics.height()).find(|&i| m.get(i) == Some(metric) && g.get(i) == Some(group)).expect("a row");
+        metrics.column("value").unwrap().f64().unwrap().get(i).unwrap()
+    };
+    assert_eq!(value("flows", "all"), 8.0);
+    assert!((value("goodput_total", "all") - goodput).abs() < 1e-6 * goodput);
+    let xs: Vec<f64> = flows.column("goodput_bps").unwrap().f64().unwrap().into_no_null_iter().collect();
+    let jain = xs.iter().sum::<f64>().powi(2) / (8.0 * xs.iter().map(|x| x * x).sum::<f64>());
+    assert!((value("jain_index", "all") - jain).abs() < 1e-12);
+    let drop = value("relative_drop", "all");
+    assert!((0.45..=0.5).contains(&drop), "Reno halves its window: {drop}");
     let ts = ParquetReader::new(File::open(dir.join("timeseries.parquet")).unwrap()).finish().unwrap();
     // One row per started flow every 100 ms (flows start at random in the first second).
     let starts: Vec<f64> = flows.column("start_s").unwrap().f64().unwrap().into_no_null_iter().collect();
@@ -148,7 +165,7 @@ fn a_new_run_replaces_old_results_whole() {
     assert!(!dir.join("stale.txt").exists());
     let mut names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     names.sort();
-    assert_eq!(names, ["flows.parquet", "links.parquet", "subflows.parquet", "timeseries.parquet"]);
+    assert_eq!(names, ["flows.parquet", "links.parquet", "metrics.parquet", "subflows.parquet", "timeseries.parquet"]);
     let siblings = std::fs::read_dir(dir.parent().unwrap())
         .unwrap()
         .filter(|e| {

@@ -15,6 +15,13 @@ impl Connection {
     fn reduce(&mut self, r: usize) -> f64 {
         self.cc.on_loss(&self.states, r);
         let decrease = self.cc.decrease(&self.states, r);
+        // Seed 000 §III-F: the throughput drop this loss costs the flow, relative to its rate.
+        let rate: f64 = self.states.iter().map(|s| if s.srtt > 0.0 { s.cwnd / s.srtt } else { f64::NAN }).sum();
+        if rate > 0.0 {
+            let counters = &mut self.senders[r].counters;
+            counters.relative_drop_sum += decrease / self.states[r].srtt / rate;
+            counters.relative_drops += 1;
+        }
         let st = &mut self.states[r];
         st.ssthresh = (st.cwnd - decrease).max(self.config.min_ssthresh);
         st.record_loss();

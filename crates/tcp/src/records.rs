@@ -29,6 +29,10 @@ pub struct FlowRecord {
     pub size_bytes: Option<u64>,
     /// Time from start to the last byte's arrival, seconds (finite flows that completed).
     pub completion_time_s: Option<f64>,
+    /// Window oscillation (seed 000 §III-F): the mean, over loss events after the warm-up, of
+    /// the throughput the window law's decrease removes, relative to the flow's throughput just
+    /// before (rates as cwnd/srtt). 0.5 for a single-path Reno flow; `None` without loss events.
+    pub mean_relative_drop: Option<f64>,
 }
 
 /// One row per subflow.

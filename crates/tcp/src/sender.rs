@@ -25,6 +25,12 @@ pub struct SenderCounters {
     pub srtt_sum: f64,
     /// Number of RTT samples.
     pub rtt_samples: u64,
+    /// Sum over this subflow's loss events of the flow's relative throughput drop: the window
+    /// law's decrease over the RTT, divided by the flow's rate Σ cwnd/srtt just before (seed 000
+    /// §III-F).
+    pub relative_drop_sum: f64,
+    /// Loss events counted in `relative_drop_sum` (those with an RTT estimate on every subflow).
+    pub relative_drops: u64,
 }
 
 impl SenderCounters {
@@ -39,6 +45,8 @@ impl SenderCounters {
             cwnd_seconds: self.cwnd_seconds - earlier.cwnd_seconds,
             srtt_sum: self.srtt_sum - earlier.srtt_sum,
             rtt_samples: self.rtt_samples - earlier.rtt_samples,
+            relative_drop_sum: self.relative_drop_sum - earlier.relative_drop_sum,
+            relative_drops: self.relative_drops - earlier.relative_drops,
         }
     }
 }

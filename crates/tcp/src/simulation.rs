@@ -380,6 +380,8 @@ impl Simulation {
                 totals.retransmitted += d.retransmitted;
                 totals.timeouts += d.timeouts;
                 totals.fast_retransmits += d.fast_retransmits;
+                totals.relative_drop_sum += d.relative_drop_sum;
+                totals.relative_drops += d.relative_drops;
                 let active = end.saturating_sub(from).as_secs_f64();
                 out.subflows.push(SubflowRecord {
                     flow: c.name.clone(),
@@ -408,6 +410,7 @@ impl Simulation {
                 loss_events: totals.timeouts + totals.fast_retransmits,
                 size_bytes: c.size,
                 completion_time_s: c.completed_at.map(|t| (t - c.start).as_secs_f64()),
+                mean_relative_drop: (totals.relative_drops > 0).then(|| totals.relative_drop_sum / totals.relative_drops as f64),
             });
         }
         let data_sent: u64 = self.conns.iter().flat_map(|c| &c.senders).map(|s| s.counters.sent).sum();

@@ -54,6 +54,7 @@ impl Scenario {
         for flow in &self.flows {
             sim.add_flow(self.flow_spec(flow, &index)?);
         }
+        self.check_metrics()?;
         Ok(sim)
     }
 

@@ -17,11 +17,15 @@
 pub mod aimd_scenario;
 pub mod build;
 pub mod error;
+mod flows;
+pub mod generate;
+pub mod metrics;
 pub mod model;
 pub mod overrides;
 pub mod parse;
 pub mod reader;
 pub mod sweep;
+pub mod traffic;
 pub mod units;
 
 pub use aimd_scenario::AimdScenario;

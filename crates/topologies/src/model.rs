@@ -23,8 +23,35 @@ pub struct Scenario {
     pub tcp: TcpModel,
     /// `[[link]]`, with counted links expanded.
     pub links: Vec<LinkModel>,
-    /// `[[flow]]`, with counted flows expanded.
+    /// `[[flow]]`, with counted flows expanded, then the flows of `[[traffic]]` generators.
     pub flows: Vec<FlowModel>,
+    /// The `[topology]` generator's kind, if the scenario has one.
+    pub topology: Option<String>,
+    /// `[metrics]`: what to compute beyond the defaults.
+    pub metrics: MetricsModel,
+}
+
+/// `[metrics]`: the papers' metrics that need to be told which links or flows they compare.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MetricsModel {
+    /// Pairs of links whose loss-rate ratio (first over second) is reported.
+    pub loss_ratios: Vec<(String, String)>,
+    /// Convergence times (seed 000 footnote 2) to measure.
+    pub convergence: Vec<ConvergenceModel>,
+}
+
+/// Seed 000 footnote 2: the first time after `after` that a subflow's window reaches its mean
+/// over the reference interval.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConvergenceModel {
+    /// The flow (expanded name).
+    pub flow: String,
+    /// Its subflow, from 0.
+    pub subflow: u32,
+    /// When the disturbance ends (the single-path flows leave).
+    pub after: Time,
+    /// The window's reference mean is taken over this interval.
+    pub reference: (Time, Time),
 }
 
 /// `[meta]`: what the scenario is.
@@ -119,8 +146,10 @@ pub enum QueueModel {
 pub struct LinkModel {
     /// Expanded name.
     pub name: String,
-    /// Key path for messages (`link.<template name>`).
+    /// Key path for messages (`link.<template name>`, or `topology.links.<name>`).
     pub key: String,
+    /// The generator's group for it (`core`, `access`, …); empty for a written `[[link]]`.
+    pub group: String,
     /// Capacity.
     pub rate: RateValue,
     /// One-way propagation delay.

@@ -6,12 +6,16 @@ use tcp::Recovery;
 use toml::{Table, Value};
 
 use crate::error::{Result, ScenarioError, suggestion};
-use crate::model::{CcModel, FlowModel, LinkModel, Meta, QueueModel, Scenario, SimModel, StartModel, TcpModel};
+use crate::flows::{Routing, read_flows};
+use crate::generate::read_topology;
+use crate::metrics::read_metrics;
+use crate::model::{LinkModel, Meta, MetricsModel, QueueModel, Scenario, SimModel, TcpModel};
 use crate::reader::{Reader, type_name};
+use crate::traffic::read_traffic;
 use crate::units::SizeValue;
 
 /// Top-level tables of a scenario.
-pub const SECTIONS: &[&str] = &["meta", "sim", "tcp", "link", "flow", "aimd"];
+pub const SECTIONS: &[&str] = &["meta", "sim", "tcp", "topology", "link", "flow", "traffic", "metrics", "aimd"];
 
 /// Parses scenario `text` read from `file`.
 pub fn parse_text(file: &str, text: &str) -> Result<Table> {
@@ -33,21 +37,32 @@ pub fn read_scenario(file: &str, root: &Table) -> Result<Scenario> {
         Some(t) => read_tcp(t)?,
         None => TcpModel::default(),
     };
-    let links = read_array(&mut top, "link", read_links)?;
-    let flows = read_array(&mut top, "flow", read_flows)?;
+    let topology = match top.table("topology")? {
+        Some(t) => Some(read_topology(t)?),
+        None => None,
+    };
+    let mut links = topology.as_ref().map(|t| t.links.clone()).unwrap_or_default();
+    links.extend(read_array(&mut top, "link", read_links)?);
+    let routing = Routing { topology: topology.as_ref(), seed: sim.seed, mss: sim.mss };
+    let mut flows = read_array(&mut top, "flow", |t| read_flows(t, routing))?;
+    flows.extend(read_array(&mut top, "traffic", |t| read_traffic(t, routing, sim.duration))?);
+    let metrics = match top.table("metrics")? {
+        Some(t) => read_metrics(t)?,
+        None => MetricsModel::default(),
+    };
     top.finish()?;
     if links.is_empty() {
-        return Err(ScenarioError::new(file, "link", "no links; add at least one [[link]] table"));
+        return Err(ScenarioError::new(file, "link", "no links; add at least one [[link]] table or a [topology]"));
     }
     if flows.is_empty() {
-        return Err(ScenarioError::new(file, "flow", "no flows; add at least one [[flow]] table"));
+        return Err(ScenarioError::new(file, "flow", "no flows; add at least one [[flow]] or [[traffic]] table"));
     }
     let text = toml::to_string(root).map_err(|e| ScenarioError::new(file, "", e.to_string()))?;
-    Ok(Scenario { file: file.to_string(), text, meta, sim, tcp, links, flows })
+    Ok(Scenario { file: file.to_string(), text, meta, sim, tcp, links, flows, topology: topology.map(|t| t.kind), metrics })
 }
 
 /// Reads an array of tables `key`, each with `read`, concatenating what they expand to.
-fn read_array<T>(top: &mut Reader, key: &'static str, read: fn(Reader, usize) -> Result<Vec<T>>) -> Result<Vec<T>> {
+fn read_array<T>(top: &mut Reader, key: &'static str, mut read: impl FnMut(Reader) -> Result<Vec<T>>) -> Result<Vec<T>> {
     let file = top.file();
     let Some(v) = top.value(key) else { return Ok(Vec::new()) };
     let Value::Array(items) = v else {
@@ -63,7 +78,7 @@ fn read_array<T>(top: &mut Reader, key: &'static str, read: fn(Reader, usize) ->
             Some(name) => format!("{key}.{name}"),
             None => format!("{key}[{i}]"),
         };
-        out.extend(read(Reader::new(file, path, t), i)?);
+        out.extend(read(Reader::new(file, path, t))?);
     }
     Ok(out)
 }
@@ -116,7 +131,7 @@ fn packets(t: &Reader, key: &str, v: Option<f64>) -> Result<Option<f64>> {
     }
 }
 
-fn read_tcp(mut t: Reader) -> Result<TcpModel> {
+pub(crate) fn read_tcp(mut t: Reader) -> Result<TcpModel> {
     let initial_ssthresh = match t.value("initial_ssthresh") {
         None => None,
         Some(Value::String(s)) if s == "inf" => Some(f64::INFINITY),
@@ -148,7 +163,7 @@ fn read_tcp(mut t: Reader) -> Result<TcpModel> {
 }
 
 /// How many copies a `count` key asks for, and the names they get.
-fn count(t: &mut Reader) -> Result<Option<u64>> {
+pub(crate) fn count(t: &mut Reader) -> Result<Option<u64>> {
     match t.unsigned("count")? {
         Some(0) => Err(t.error("count", "must be at least 1")),
         Some(n) if n > 1_000_000 => Err(t.error("count", format!("at most 1000000 copies, got {n}"))),
@@ -157,11 +172,11 @@ fn count(t: &mut Reader) -> Result<Option<u64>> {
 }
 
 /// Replaces `{i}` by `i`.
-fn expand(template: &str, i: u64) -> String {
+pub(crate) fn expand(template: &str, i: u64) -> String {
     template.replace("{i}", &i.to_string())
 }
 
-fn read_links(mut t: Reader, _index: usize) -> Result<Vec<LinkModel>> {
+fn read_links(mut t: Reader) -> Result<Vec<LinkModel>> {
     let name = t.required_string("name")?;
     let copies = count(&mut t)?;
     if copies.is_some_and(|n| n > 1) && !name.contains("{i}") {
@@ -181,6 +196,7 @@ fn read_links(mut t: Reader, _index: usize) -> Result<Vec<LinkModel>> {
         .map(|i| LinkModel {
             name: expand(name, i),
             key: key.clone(),
+            group: String::new(),
             rate,
             delay,
             buffer,
@@ -194,7 +210,7 @@ fn read_links(mut t: Reader, _index: usize) -> Result<Vec<LinkModel>> {
 /// Queue kinds a link accepts.
 pub const QUEUE_KINDS: &[&str] = &["droptail", "red", "random-drop", "threshold-dropper"];
 
-fn read_queue(t: &mut Reader) -> Result<QueueModel> {
+pub(crate) fn read_queue(t: &mut Reader) -> Result<QueueModel> {
     let kind_error = |t: &Reader, got: &str| {
         t.error(
             "queue",
@@ -270,7 +286,7 @@ fn read_queue(t: &mut Reader) -> Result<QueueModel> {
     }
 }
 
-fn read_link_events(t: &mut Reader) -> Result<Vec<(Time, bool)>> {
+pub(crate) fn read_link_events(t: &mut Reader) -> Result<Vec<(Time, bool)>> {
     let file = t.file();
     let path = t.key_path("events");
     let Some(v) = t.value("events") else { return Ok(Vec::new()) };
@@ -298,142 +314,4 @@ fn read_link_events(t: &mut Reader) -> Result<Vec<(Time, bool)>> {
         events.push((at, up));
     }
     Ok(events)
-}
-
-fn read_paths(t: &mut Reader, key: &'static str, index: u64) -> Result<Option<Vec<Vec<String>>>> {
-    let path = t.key_path(key);
-    let Some(v) = t.value(key) else { return Ok(None) };
-    let shape = "expected a list of paths, each a list of link names, such as [[\"l1\"], [\"l2\", \"l3\"]]";
-    let Value::Array(paths) = v else { return Err(t.error(key, shape)) };
-    let mut out = Vec::new();
-    for (p, links) in paths.iter().enumerate() {
-        let Value::Array(links) = links else {
-            return Err(ScenarioError::new(t.file(), format!("{path}[{p}]"), shape));
-        };
-        let mut names = Vec::new();
-        for (l, name) in links.iter().enumerate() {
-            let Value::String(name) = name else {
-                return Err(ScenarioError::new(
-                    t.file(),
-                    format!("{path}[{p}][{l}]"),
-                    format!("expected a link name, got {}", type_name(name)),
-                ));
-            };
-            names.push(expand(name, index));
-        }
-        if names.is_empty() {
-            return Err(ScenarioError::new(t.file(), format!("{path}[{p}]"), "a path crosses at least one link"));
-        }
-        out.push(names);
-    }
-    if out.is_empty() {
-        return Err(t.error(key, "at least one path is needed"));
-    }
-    Ok(Some(out))
-}
-
-fn read_cc(t: &mut Reader) -> Result<CcModel> {
-    match t.value("cc") {
-        None => Ok(CcModel { algorithm: "reno".into(), params: Table::new() }),
-        Some(Value::String(name)) => Ok(CcModel { algorithm: name.clone(), params: Table::new() }),
-        Some(Value::Table(table)) => {
-            let mut params = table.clone();
-            match params.remove("algorithm") {
-                Some(Value::String(name)) => Ok(CcModel { algorithm: name, params }),
-                Some(v) => Err(t.error("cc.algorithm", format!("expected an algorithm name, got {}", type_name(&v)))),
-                None => Err(t.error("cc.algorithm", "missing; cc = { algorithm = \"…\", … }")),
-            }
-        }
-        Some(v) => Err(t.error("cc", format!("expected an algorithm name or a table {{ algorithm = \"…\", … }}, got {}", type_name(v)))),
-    }
-}
-
-fn read_start(t: &mut Reader) -> Result<StartModel> {
-    match t.value("start") {
-        None => Ok(StartModel::At(Time::ZERO)),
-        Some(Value::Table(_)) => {
-            let mut u = t.table("start")?.expect("present");
-            let Some(Value::Array(range)) = u.value("uniform") else {
-                return Err(u.error("uniform", "expected start = { uniform = [\"0s\", \"1s\"] }"));
-            };
-            let times: Vec<Time> = range
-                .iter()
-                .map(|v| v.as_str().ok_or_else(|| "expected a time string".to_string()).and_then(crate::units::parse_time))
-                .collect::<std::result::Result<_, _>>()
-                .map_err(|m| u.error("uniform", m))?;
-            let [lo, hi] = times[..] else { return Err(u.error("uniform", "expected two times [from, to]")) };
-            if lo > hi {
-                return Err(u.error("uniform", format!("the interval is empty: {lo} > {hi}")));
-            }
-            u.finish()?;
-            Ok(StartModel::Uniform(lo, hi))
-        }
-        Some(_) => Ok(StartModel::At(t.time("start")?.expect("present"))),
-    }
-}
-
-fn read_flows(mut t: Reader, _index: usize) -> Result<Vec<FlowModel>> {
-    let name = t.required_string("name")?;
-    let copies = count(&mut t)?;
-    let cc = read_cc(&mut t)?;
-    let start = read_start(&mut t)?;
-    let stagger = t.time("stagger")?.unwrap_or(Time::ZERO);
-    let stop = t.time("stop")?;
-    let size = match t.value("size") {
-        None => None,
-        Some(Value::String(s)) if s == "inf" => None,
-        Some(_) => match t.size("size")? {
-            Some(s) if s.bytes(1) > 0.0 => Some(s),
-            _ => return Err(t.error("size", "expected \"inf\" or a positive size such as \"70KB\"")),
-        },
-    };
-    let receive_buffer = match t.value("receive_buffer") {
-        None => None,
-        Some(Value::String(s)) if s == "inf" => None,
-        Some(_) => t.size("receive_buffer")?,
-    };
-    let tcp = match t.table("tcp")? {
-        Some(table) => read_tcp(table)?,
-        None => TcpModel::default(),
-    };
-    let key = t.path().to_string();
-    let mut flows = Vec::new();
-    let n = copies.unwrap_or(1);
-    for i in 0..n {
-        // Paths are read per copy, since `{i}` in a link name expands to the copy's index.
-        let mut copy = Reader::new(t.file(), key.clone(), t.table_ref());
-        let paths =
-            read_paths(&mut copy, "paths", i)?.ok_or_else(|| t.missing("paths", "missing; expected a list of paths such as [[\"l1\"]]"))?;
-        let reverse_paths = read_paths(&mut copy, "reverse_paths", i)?;
-        if let Some(rev) = &reverse_paths
-            && rev.len() != paths.len()
-        {
-            return Err(t.error("reverse_paths", format!("one reverse path per path: {} paths, {} reverse paths", paths.len(), rev.len())));
-        }
-        let flow_name = match copies {
-            Some(_) if !name.contains("{i}") => format!("{name}.{i}"),
-            _ => expand(name, i),
-        };
-        let offset = stagger.saturating_mul(i);
-        let start = match start {
-            StartModel::At(t) => StartModel::At(t + offset),
-            StartModel::Uniform(lo, hi) => StartModel::Uniform(lo + offset, hi + offset),
-        };
-        flows.push(FlowModel {
-            name: flow_name,
-            key: key.clone(),
-            cc: cc.clone(),
-            paths,
-            reverse_paths,
-            start,
-            stop,
-            size,
-            receive_buffer,
-            tcp: tcp.clone(),
-        });
-    }
-    t.value("paths");
-    t.value("reverse_paths");
-    t.finish()?;
-    Ok(flows)
 }

@@ -1,0 +1,113 @@
+//! The k-ary fat-tree (Al-Fares et al.), as seed 002 §6.2 uses it after [2]: k pods of k/2 edge
+//! and k/2 aggregation switches, (k/2)² core switches, k³/4 hosts (k = 8: 128 hosts and 80
+//! switches).
+//!
+//! Links are one direction each, named `<from>><to>`: hosts `h{i}`, edge switches `e{pod}_{j}`,
+//! aggregation switches `a{pod}_{j}`, core switches `c{j}`. Their groups are `host` (host to
+//! edge and back), `aggregation` (edge to aggregation and back) and `core` (aggregation to core
+//! and back: the network core whose utilization seed 002 Table 3 reports).
+//!
+//! Oversubscription r:1 divides the rate of every link above the edge by r, so that an edge
+//! switch's hosts can send r times what its uplinks carry.
+
+use super::LinkDefaults;
+use crate::error::Result;
+use crate::model::LinkModel;
+use crate::reader::Reader;
+use crate::units::RateValue;
+
+/// Host-to-host routing in a fat-tree.
+#[derive(Clone, Debug)]
+pub struct FatTree {
+    pub(super) k: u32,
+}
+
+impl FatTree {
+    /// Number of hosts, k³/4.
+    pub fn hosts(&self) -> u32 {
+        self.k * self.k * self.k / 4
+    }
+
+    fn half(&self) -> u32 {
+        self.k / 2
+    }
+
+    /// (pod, edge switch in the pod) of host `h`.
+    fn place(&self, h: u32) -> (u32, u32) {
+        let per_pod = self.half() * self.half();
+        (h / per_pod, (h % per_pod) / self.half())
+    }
+
+    /// Every shortest path from host `src` to host `dst` (the equal-cost set ECMP spreads over).
+    pub fn paths(&self, src: u32, dst: u32) -> Vec<Vec<String>> {
+        let ((ps, es), (pd, ed)) = (self.place(src), self.place(dst));
+        let up = format!("h{src}>e{ps}_{es}");
+        let down = format!("e{pd}_{ed}>h{dst}");
+        if (ps, es) == (pd, ed) {
+            return vec![vec![up, down]];
+        }
+        let mut paths = Vec::new();
+        for m in 0..self.half() {
+            let (agg_s, agg_d) = (format!("a{ps}_{m}"), format!("a{pd}_{m}"));
+            if ps == pd {
+                paths.push(vec![up.clone(), format!("e{ps}_{es}>{agg_s}"), format!("{agg_s}>e{pd}_{ed}"), down.clone()]);
+                continue;
+            }
+            for n in 0..self.half() {
+                let core = format!("c{}", m * self.half() + n);
+                paths.push(vec![
+                    up.clone(),
+                    format!("e{ps}_{es}>{agg_s}"),
+                    format!("{agg_s}>{core}"),
+                    format!("{core}>{agg_d}"),
+                    format!("{agg_d}>e{pd}_{ed}"),
+                    down.clone(),
+                ]);
+            }
+        }
+        paths
+    }
+}
+
+/// Reads `k` and `oversubscription` and builds the links.
+pub(super) fn read(t: &mut Reader) -> Result<(Vec<LinkModel>, FatTree)> {
+    let d = LinkDefaults::read(t)?;
+    let k = match t.unsigned("k")? {
+        None => return Err(t.missing("k", "missing; expected the switches' port count, an even number such as 8")),
+        Some(k) if k % 2 == 0 && (2..=48).contains(&k) => k as u32,
+        Some(k) => return Err(t.error("k", format!("expected an even number of ports from 2 to 48, got {k}"))),
+    };
+    let ratio = t.number("oversubscription")?.unwrap_or(1.0);
+    if !(1.0..=1000.0).contains(&ratio) {
+        return Err(t.error("oversubscription", format!("expected a ratio from 1 (none) to 1000, such as 4 for 4:1, got {ratio}")));
+    }
+    let mut upper = d.clone();
+    upper.rate = match d.rate {
+        RateValue::Bps(b) => RateValue::Bps(b / ratio),
+        RateValue::Pps(p) => RateValue::Pps(p / ratio),
+    };
+    let tree = FatTree { k };
+    let half = k / 2;
+    let mut links = Vec::new();
+    for h in 0..tree.hosts() {
+        let (p, e) = tree.place(h);
+        links.push(d.link(format!("h{h}>e{p}_{e}"), "host"));
+        links.push(d.link(format!("e{p}_{e}>h{h}"), "host"));
+    }
+    for p in 0..k {
+        for e in 0..half {
+            for m in 0..half {
+                links.push(upper.link(format!("e{p}_{e}>a{p}_{m}"), "aggregation"));
+                links.push(upper.link(format!("a{p}_{m}>e{p}_{e}"), "aggregation"));
+            }
+        }
+        for m in 0..half {
+            for n in 0..half {
+                let core = m * half + n;
+                links.push(upper.link(format!("a{p}_{m}>c{core}"), "core"));
+                links.push(upper.link(format!("c{core}>a{p}_{m}"), "core"));
+            }
+        }
+    }
+    Ok((links, tree))
+}

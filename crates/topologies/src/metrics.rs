@@ -1,0 +1,271 @@
+//! The papers' metrics, computed from a run's records: one [`Metric`] row per (metric, group).
+//!
+//! Flow groups are the `[[flow]]` and `[[traffic]]` tables (by name), plus `all`; link groups
+//! are a generator's groups (`core`, `aggregation`, `host`, …). What needs naming, the links of
+//! a loss-rate ratio and the subflow whose convergence is timed, comes from `[metrics]`.
+
+use sim_core::Time;
+use tcp::{FlowRecord, RunOutput};
+use toml::Value;
+
+use crate::error::{Result, ScenarioError};
+use crate::model::{ConvergenceModel, MetricsModel, Scenario};
+use crate::reader::{Reader, type_name};
+
+/// One computed metric.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Metric {
+    /// What is measured (`jain_index`, `completion_mean`, …).
+    pub metric: &'static str,
+    /// Over which flows or links (`all`, a flow table's name, a link group, `middle/top`).
+    pub group: String,
+    /// The value (NaN where undefined, such as a convergence never reached).
+    pub value: f64,
+    /// Its unit (`s`, `bit/s`, `1` for ratios and fractions, `count`).
+    pub unit: &'static str,
+}
+
+/// Every metric this module computes, with its unit and meaning (for the README and `--help`).
+pub const METRICS: &[(&str, &str, &str)] = &[
+    ("flows", "count", "flows in the group"),
+    ("goodput_mean", "bit/s", "mean goodput of the group's flows, after the warm-up"),
+    ("goodput_total", "bit/s", "their sum"),
+    ("jain_index", "1", "Jain's fairness index of their goodputs, (Σx)²/(n·Σx²)"),
+    ("best_to_worst", "1", "largest goodput over smallest (seed 001 Fig. 4)"),
+    ("timeouts", "count", "retransmission timeouts after the warm-up"),
+    ("relative_drop", "1", "window oscillation: mean relative throughput drop per loss event (seed 000 §III-F)"),
+    ("completed", "count", "finite flows started after the warm-up that completed"),
+    ("incomplete", "count", "finite flows started after the warm-up still running at the end"),
+    ("completion_mean", "s", "their completion times: mean"),
+    ("completion_std", "s", "standard deviation"),
+    ("completion_p50", "s", "median"),
+    ("completion_p90", "s", "90th percentile"),
+    ("completion_p99", "s", "99th percentile"),
+    ("utilization_mean", "1", "mean utilization of the links of a generator's link group (the `core` group: network-core utilization)"),
+    ("loss_rate", "1", "drops over arrivals, over a link group's links together"),
+    ("loss_ratio", "1", "loss rate of the first link over the second's ([metrics] loss_ratio)"),
+    (
+        "convergence_time",
+        "s",
+        "seed 000 footnote 2: time after `after` until the subflow's window first reaches its mean over `reference` ([metrics] convergence)",
+    ),
+];
+
+/// Reads `[metrics]`.
+pub(crate) fn read_metrics(mut t: Reader) -> Result<MetricsModel> {
+    let mut model = MetricsModel::default();
+    if let Some(v) = t.value("loss_ratio") {
+        let shape = "expected pairs of link names, such as [[\"middle\", \"top\"]]";
+        let Value::Array(pairs) = v else { return Err(t.error("loss_ratio", shape)) };
+        for pair in pairs {
+            match pair.as_array().map(|p| p.iter().map(Value::as_str).collect::<Vec<_>>()).as_deref() {
+                Some([Some(a), Some(b)]) => model.loss_ratios.push((a.to_string(), b.to_string())),
+                _ => return Err(t.error("loss_ratio", shape)),
+            }
+        }
+    }
+    if let Some(v) = t.value("convergence") {
+        let Value::Array(items) = v else {
+            return Err(t.error("convergence", format!("expected an array of tables [[metrics.convergence]], got {}", type_name(v))));
+        };
+        for (i, item) in items.iter().enumerate() {
+            let key = format!("{}[{i}]", t.key_path("convergence"));
+            let Value::Table(table) = item else { return Err(ScenarioError::new(t.file(), key, "expected a table")) };
+            let mut c = Reader::new(t.file(), key, table);
+            let flow = c.required_string("flow")?.to_string();
+            let subflow = c.unsigned("subflow")?.unwrap_or(0) as u32;
+            let after = c.time("after")?.ok_or_else(|| c.missing("after", "missing; expected the time the disturbance ends"))?;
+            let Some(Value::Array(range)) = c.value("reference") else {
+                return Err(c.missing("reference", "missing; expected the interval of the reference window, such as [\"20s\", \"40s\"]"));
+            };
+            let times: Vec<Time> = range
+                .iter()
+                .map(|v| v.as_str().ok_or_else(|| "expected time strings".to_string()).and_then(crate::units::parse_time))
+                .collect::<std::result::Result<_, _>>()
+                .map_err(|m| c.error("reference", m))?;
+            let [from, to] = times[..] else { return Err(c.error("reference", "expected two times [from, to]")) };
+            if from >= to {
+                return Err(c.error("reference", format!("the interval is empty: {from} ≥ {to}")));
+            }
+            c.finish()?;
+            model.convergence.push(ConvergenceModel { flow, subflow, after, reference: (from, to) });
+        }
+    }
+    t.finish()?;
+    Ok(model)
+}
+
+impl Scenario {
+    /// Cross-checks `[metrics]` against the links and flows (called when the scenario is built).
+    pub(crate) fn check_metrics(&self) -> Result<()> {
+        for (a, b) in &self.metrics.loss_ratios {
+            for name in [a, b] {
+                if !self.links.iter().any(|l| &l.name == name) {
+                    return Err(ScenarioError::new(&self.file, "metrics.loss_ratio", format!("no link named \"{name}\"")));
+                }
+            }
+        }
+        for (i, c) in self.metrics.convergence.iter().enumerate() {
+            let key = format!("metrics.convergence[{i}]");
+            let Some(flow) = self.flows.iter().find(|f| f.name == c.flow) else {
+                return Err(ScenarioError::new(&self.file, format!("{key}.flow"), format!("no flow named \"{}\"", c.flow)));
+            };
+            if c.subflow as usize >= flow.paths.len() {
+                return Err(ScenarioError::new(
+                    &self.file,
+                    format!("{key}.subflow"),
+                    format!("flow \"{}\" has {} subflows", c.flow, flow.paths.len()),
+                ));
+            }
+            if self.sim.sample_interval.is_none() {
+                return Err(ScenarioError::new(
+                    &self.file,
+                    "sim.sample_interval",
+                    "a convergence time needs the time series: set sim.sample_interval",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every metric of run `out` of this scenario.
+    pub fn metrics(&self, out: &RunOutput) -> Vec<Metric> {
+        let mut rows = Vec::new();
+        let warmup = self.sim.warmup.as_secs_f64();
+        // Flow groups in the order their tables appear, then every flow together.
+        let mut groups: Vec<&str> = Vec::new();
+        for f in &self.flows {
+            if !groups.contains(&f.key.as_str()) {
+                groups.push(&f.key);
+            }
+        }
+        for key in groups.iter().copied().map(Some).chain([None]) {
+            let members: Vec<&FlowRecord> =
+                self.flows.iter().zip(&out.flows).filter(|(m, _)| key.is_none_or(|k| m.key == k)).map(|(_, r)| r).collect();
+            let group = key.map_or("all".to_string(), |k| k.split_once('.').map_or(k, |(_, name)| name).to_string());
+            flow_metrics(&mut rows, &group, &members, warmup);
+        }
+        let mut link_groups: Vec<&str> = Vec::new();
+        for l in &self.links {
+            if !l.group.is_empty() && !link_groups.contains(&l.group.as_str()) {
+                link_groups.push(&l.group);
+            }
+        }
+        for group in link_groups {
+            let links: Vec<_> = self.links.iter().zip(&out.links).filter(|(m, _)| m.group == group).map(|(_, r)| r).collect();
+            let n = links.len() as f64;
+            let utilization = links.iter().map(|l| l.utilization).sum::<f64>() / n;
+            let arrivals: u64 = links.iter().map(|l| l.arrivals).sum();
+            let drops: u64 = links.iter().map(|l| l.queue_drops + l.random_losses + l.down_drops).sum();
+            push(&mut rows, "utilization_mean", group, utilization);
+            push(&mut rows, "loss_rate", group, if arrivals > 0 { drops as f64 / arrivals as f64 } else { 0.0 });
+        }
+        for (a, b) in &self.metrics.loss_ratios {
+            let rate = |name: &str| out.links.iter().find(|l| l.link == name).map_or(f64::NAN, |l| l.loss_rate);
+            push(&mut rows, "loss_ratio", &format!("{a}/{b}"), rate(a) / rate(b));
+        }
+        for c in &self.metrics.convergence {
+            let value = self.flows.iter().position(|f| f.name == c.flow).map_or(f64::NAN, |i| convergence_time(out, i as u32, c));
+            push(&mut rows, "convergence_time", &format!("{}.{}", c.flow, c.subflow), value);
+        }
+        rows
+    }
+}
+
+fn push(rows: &mut Vec<Metric>, metric: &'static str, group: &str, value: f64) {
+    let unit = METRICS.iter().find(|(m, _, _)| *m == metric).map_or("1", |(_, u, _)| *u);
+    rows.push(Metric { metric, group: group.to_string(), value, unit });
+}
+
+/// Jain's index (Σx)²/(n·Σx²): 1 when all are equal, 1/n when one takes everything.
+pub fn jain_index(xs: &[f64]) -> f64 {
+    let sum: f64 = xs.iter().sum();
+    let squares: f64 = xs.iter().map(|x| x * x).sum();
+    if squares > 0.0 { sum * sum / (xs.len() as f64 * squares) } else { f64::NAN }
+}
+
+/// The `q`-quantile of sorted `xs` (nearest rank).
+pub fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = (q * sorted.len() as f64).ceil().max(1.0) as usize;
+    sorted[rank.min(sorted.len()) - 1]
+}
+
+fn flow_metrics(rows: &mut Vec<Metric>, group: &str, flows: &[&FlowRecord], warmup: f64) {
+    push(rows, "flows", group, flows.len() as f64);
+    // Bulk flows: finite flows' goodputs measure their transfers, not their shares.
+    let goodputs: Vec<f64> = flows.iter().filter(|f| f.size_bytes.is_none()).map(|f| f.goodput_bps).collect();
+    if !goodputs.is_empty() {
+        let total: f64 = goodputs.iter().sum();
+        push(rows, "goodput_mean", group, total / goodputs.len() as f64);
+        push(rows, "goodput_total", group, total);
+        push(rows, "jain_index", group, jain_index(&goodputs));
+        let (lo, hi) = goodputs.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        push(rows, "best_to_worst", group, hi / lo);
+    }
+    push(rows, "timeouts", group, flows.iter().map(|f| f.timeouts).sum::<u64>() as f64);
+    let drops: Vec<f64> = flows.iter().filter_map(|f| f.mean_relative_drop).collect();
+    if !drops.is_empty() {
+        push(rows, "relative_drop", group, drops.iter().sum::<f64>() / drops.len() as f64);
+    }
+    let finite: Vec<&&FlowRecord> = flows.iter().filter(|f| f.size_bytes.is_some() && f.start_s >= warmup).collect();
+    if finite.is_empty() {
+        return;
+    }
+    let mut times: Vec<f64> = finite.iter().filter_map(|f| f.completion_time_s).collect();
+    times.sort_by(f64::total_cmp);
+    push(rows, "completed", group, times.len() as f64);
+    push(rows, "incomplete", group, (finite.len() - times.len()) as f64);
+    if times.is_empty() {
+        return;
+    }
+    let n = times.len() as f64;
+    let mean = times.iter().sum::<f64>() / n;
+    let var = times.iter().map(|t| (t - mean) * (t - mean)).sum::<f64>() / n;
+    push(rows, "completion_mean", group, mean);
+    push(rows, "completion_std", group, var.sqrt());
+    push(rows, "completion_p50", group, quantile(&times, 0.5));
+    push(rows, "completion_p90", group, quantile(&times, 0.9));
+    push(rows, "completion_p99", group, quantile(&times, 0.99));
+}
+
+/// Seed 000 footnote 2 on the time series: the reference is the subflow's mean window over
+/// the reference interval; the convergence time is how long after `after` the window first
+/// reaches it (NaN if never, or without samples).
+fn convergence_time(out: &RunOutput, flow: u32, c: &ConvergenceModel) -> f64 {
+    let (from, to) = (c.reference.0.as_secs_f64(), c.reference.1.as_secs_f64());
+    let after = c.after.as_secs_f64();
+    let series = out.samples.iter().filter(|s| s.flow == flow && s.subflow == c.subflow);
+    let reference: Vec<f64> = series.clone().filter(|s| s.time_s >= from && s.time_s < to).map(|s| s.cwnd_pkts).collect();
+    if reference.is_empty() {
+        return f64::NAN;
+    }
+    let mean = reference.iter().sum::<f64>() / reference.len() as f64;
+    series.filter(|s| s.time_s >= after).find(|s| s.cwnd_pkts >= mean).map_or(f64::NAN, |s| s.time_s - after)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_index_is_one_for_equal_shares_and_one_over_n_for_a_monopoly() {
+        assert_eq!(jain_index(&[3.0, 3.0, 3.0]), 1.0);
+        assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+        // (1+2+3)² / (3·14) = 36/42.
+        assert!((jain_index(&[1.0, 2.0, 3.0]) - 36.0 / 42.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn quantiles_take_the_nearest_rank() {
+        let xs: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(quantile(&xs, 0.5), 50.0);
+        assert_eq!(quantile(&xs, 0.9), 90.0);
+        assert_eq!(quantile(&xs, 0.99), 99.0);
+        assert_eq!(quantile(&xs, 1.0), 100.0);
+        assert_eq!(quantile(&[7.0], 0.5), 7.0);
+        assert!(quantile(&[], 0.5).is_nan());
+    }
+}
