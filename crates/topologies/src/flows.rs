@@ -151,18 +151,8 @@ pub(crate) fn read_start(t: &mut Reader) -> Result<StartModel> {
         None => Ok(StartModel::At(Time::ZERO)),
         Some(Value::Table(_)) => {
             let mut u = t.table("start")?.expect("present");
-            let Some(Value::Array(range)) = u.value("uniform") else {
-                return Err(u.error("uniform", "expected start = { uniform = [\"0s\", \"1s\"] }"));
-            };
-            let times: Vec<Time> = range
-                .iter()
-                .map(|v| v.as_str().ok_or_else(|| "expected a time string".to_string()).and_then(crate::units::parse_time))
-                .collect::<std::result::Result<_, _>>()
-                .map_err(|m| u.error("uniform", m))?;
-            let [lo, hi] = times[..] else { return Err(u.error("uniform", "expected two times [from, to]")) };
-            if lo > hi {
-                return Err(u.error("uniform", format!("the interval is empty: {lo} > {hi}")));
-            }
+            let shape = "expected start = { uniform = [\"0s\", \"1s\"] }";
+            let (lo, hi) = u.interval("uniform", shape)?.ok_or_else(|| u.missing("uniform", shape))?;
             u.finish()?;
             Ok(StartModel::Uniform(lo, hi))
         }

@@ -4,7 +4,6 @@
 //! are a generator's groups (`core`, `aggregation`, `host`, …). What needs naming, the links of
 //! a loss-rate ratio and the subflow whose convergence is timed, comes from `[metrics]`.
 
-use sim_core::Time;
 use tcp::{FlowRecord, RunOutput};
 use toml::Value;
 
@@ -75,17 +74,10 @@ pub(crate) fn read_metrics(mut t: Reader) -> Result<MetricsModel> {
             let flow = c.required_string("flow")?.to_string();
             let subflow = c.unsigned("subflow")?.unwrap_or(0) as u32;
             let after = c.time("after")?.ok_or_else(|| c.missing("after", "missing; expected the time the disturbance ends"))?;
-            let Some(Value::Array(range)) = c.value("reference") else {
-                return Err(c.missing("reference", "missing; expected the interval of the reference window, such as [\"20s\", \"40s\"]"));
-            };
-            let times: Vec<Time> = range
-                .iter()
-                .map(|v| v.as_str().ok_or_else(|| "expected time strings".to_string()).and_then(crate::units::parse_time))
-                .collect::<std::result::Result<_, _>>()
-                .map_err(|m| c.error("reference", m))?;
-            let [from, to] = times[..] else { return Err(c.error("reference", "expected two times [from, to]")) };
-            if from >= to {
-                return Err(c.error("reference", format!("the interval is empty: {from} ≥ {to}")));
+            let shape = "expected the reference window, such as [\"20s\", \"40s\"]";
+            let (from, to) = c.interval("reference", shape)?.ok_or_else(|| c.missing("reference", format!("missing; {shape}")))?;
+            if from == to {
+                return Err(c.error("reference", format!("the interval is empty: {from} = {to}")));
             }
             c.finish()?;
             model.convergence.push(ConvergenceModel { flow, subflow, after, reference: (from, to) });

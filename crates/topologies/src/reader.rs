@@ -167,6 +167,23 @@ impl<'a> Reader<'a> {
         self.quantity(key, units::parse_buffer)
     }
 
+    /// An optional interval `[from, to]` of two times with `from ≤ to`; `shape` says how to
+    /// write it.
+    pub fn interval(&mut self, key: &'static str, shape: &str) -> Result<Option<(Time, Time)>> {
+        let Some(v) = self.value(key) else { return Ok(None) };
+        let Value::Array(items) = v else { return Err(self.error(key, shape)) };
+        let times: Vec<Time> = items
+            .iter()
+            .map(|v| v.as_str().ok_or_else(|| shape.to_string()).and_then(units::parse_time))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|m| self.error(key, m))?;
+        let [from, to] = times[..] else { return Err(self.error(key, shape)) };
+        if from > to {
+            return Err(self.error(key, format!("the interval is empty: {from} > {to}")));
+        }
+        Ok(Some((from, to)))
+    }
+
     /// An optional sub-table.
     pub fn table(&mut self, key: &'static str) -> Result<Option<Reader<'a>>> {
         let path = self.key_path(key);

@@ -2,8 +2,9 @@
 //!
 //! - `onoff`: sources alternating between active and idle periods of exponentially distributed
 //!   length (seed 001 Fig. 5); each active period is a new bulk connection, so it slow-starts.
-//! - `poisson`: finite flows arriving as a Poisson process from each sender, with a size
-//!   distribution (seed 002 Table 3: 70 KB every 200 ms on average per host).
+//! - `poisson`: flows arriving as a Poisson process from each sender, finite with a size
+//!   distribution (seed 002 Table 3: 70 KB every 200 ms on average per host), or bulk for a
+//!   random duration (seed 003 scenario 7: 1 to 30 s).
 //! - `permutation`: every sender opens one flow to its partner in a random derangement of the
 //!   hosts (each host sends to exactly one other and receives from exactly one).
 //!
@@ -145,6 +146,18 @@ fn mark_route_keys(t: &mut Reader) {
     }
 }
 
+/// `duration = { uniform = ["1s", "30s"] }`: how long bulk flows of a Poisson generator live.
+fn read_lifetime(t: &mut Reader) -> Result<Option<(Time, Time)>> {
+    let Some(mut d) = t.table("duration")? else { return Ok(None) };
+    let shape = "expected duration = { uniform = [\"1s\", \"30s\"] }";
+    let (lo, hi) = d.interval("uniform", shape)?.ok_or_else(|| d.missing("uniform", shape))?;
+    if hi == Time::ZERO {
+        return Err(d.error("uniform", "expected positive durations"));
+    }
+    d.finish()?;
+    Ok(Some((lo, hi)))
+}
+
 /// How big the flows of a Poisson generator are.
 enum SizeDistribution {
     Fixed(f64),
@@ -262,7 +275,22 @@ fn subflows(t: &mut Reader) -> Result<Option<usize>> {
 
 fn poisson(t: &mut Reader, tpl: &Template, routing: Routing, end: Time) -> Result<Vec<FlowModel>> {
     let interval = mean_time(t, "interval", "time between a sender's flows")?;
-    let sizes = SizeDistribution::read(t, routing.mss)?;
+    let lifetime = read_lifetime(t)?;
+    let sizes = match lifetime {
+        Some(_) if t.table_ref().contains_key("size") => {
+            return Err(t.error("duration", "give a flow's `size` or its `duration`, not both"));
+        }
+        Some(_) => None,
+        None => Some(SizeDistribution::read(t, routing.mss)?),
+    };
+    // A flow's size, or its stop time if it lives for a random duration.
+    let draw = |rng: &mut Stream, now: Time| -> (Option<SizeValue>, Option<Time>) {
+        match (&sizes, lifetime) {
+            (Some(d), _) => (Some(d.sample(rng)), None),
+            (None, Some((lo, hi))) => (None, Some(now + Time(rng.random_range(lo.as_ps()..=hi.as_ps())))),
+            (None, None) => unreachable!("one of the two is read"),
+        }
+    };
     let (start, stop) = window(t, end)?;
     let mut flows = Vec::new();
     // Between hosts of a topology, or along a route or written paths (one sender).
@@ -274,7 +302,8 @@ fn poisson(t: &mut Reader, tpl: &Template, routing: Routing, end: Time) -> Resul
         while now < stop {
             let name = format!("{}.{k}", tpl.name);
             let paths = routing.paths(&mut Reader::new(t.file(), t.path().to_string(), t.table_ref()), k, &name)?;
-            flows.push(tpl.flow(name, paths, now, None, Some(sizes.sample(&mut rng))));
+            let (size, until) = draw(&mut rng, now);
+            flows.push(tpl.flow(name, paths, now, until, size));
             now += exponential(&mut rng, interval);
             k += 1;
         }
@@ -293,7 +322,8 @@ fn poisson(t: &mut Reader, tpl: &Template, routing: Routing, end: Time) -> Resul
             let dst = to.of(src, &mut rng);
             let name = format!("{}.h{src}.{k}", tpl.name);
             let paths = choose_paths(&topology.host_paths(src, dst), subflows, &mut rng);
-            flows.push(tpl.flow(name, paths, now, None, Some(sizes.sample(&mut rng))));
+            let (size, until) = draw(&mut rng, now);
+            flows.push(tpl.flow(name, paths, now, until, size));
             now += exponential(&mut rng, interval);
             k += 1;
         }
