@@ -14,14 +14,14 @@ pub fn parse_value(text: &str) -> Value {
 
 /// Sets `value` at key path `path` of scenario `root`.
 ///
-/// `link.<name>` and `flow.<name>` select the `[[link]]` or `[[flow]]` table whose `name` is
-/// `<name>` (the name as written, before `count` expansion). The tables on the way must exist;
+/// `link.<name>`, `flow.<name>` and `traffic.<name>` select the `[[link]]`, `[[flow]]` or
+/// `[[traffic]]` table whose `name` is `<name>` (the name as written, before `count` expansion). The tables on the way must exist;
 /// the last key may be new (unknown keys are caught when the scenario is read).
 pub fn set_key(root: &mut Table, path: &str, value: Value) -> Result<(), String> {
     let (section, rest) =
         path.split_once('.').ok_or_else(|| format!("\"{path}\" is not a key path; expected <section>.<key> such as sim.duration"))?;
     let table: &mut Table = match section {
-        "link" | "flow" => {
+        "link" | "flow" | "traffic" => {
             let Some(Value::Array(items)) = root.get_mut(section) else {
                 return Err(format!("the scenario has no [[{section}]] tables"));
             };

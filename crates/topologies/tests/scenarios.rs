@@ -284,3 +284,24 @@ fn an_aimd_scenario_reads_into_the_model_with_its_errors_named() {
     assert!(err(&[], "[aimd]\npolicy = \"all\"").contains("aimd.group: missing"));
     assert!(err(&[("sim.duration", "10s")], AIMD).contains("sim.duration"));
 }
+
+#[test]
+fn every_shipped_sweep_reads_and_every_point_builds() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sweeps");
+    let mut files: Vec<_> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect();
+    files.sort();
+    assert!(files.len() >= 4, "{files:?}");
+    for file in files {
+        let sweep = topologies::sweep::Sweep::load(&file).unwrap_or_else(|e| panic!("{e}"));
+        // One replicate of every point: the points differ in their values, replicates only in seeds.
+        for run in sweep.runs().iter().filter(|r| r.replicate == 0) {
+            match sweep.scenario(run).unwrap_or_else(|e| panic!("{}: point {}: {e}", file.display(), run.point)) {
+                topologies::Experiment::Packet(s) => {
+                    s.build().unwrap_or_else(|e| panic!("{}: point {}: {e}", file.display(), run.point));
+                }
+                topologies::Experiment::Aimd(_) => {}
+            }
+        }
+    }
+}
