@@ -47,6 +47,9 @@ enum Command {
         /// The run seed (same as `--set sim.seed=N`).
         #[arg(long)]
         seed: Option<u64>,
+        /// Run the scenario's short variant: its `[quick]` settings (or a 10 s run), before any `--set`.
+        #[arg(long)]
+        quick: bool,
         /// Print nothing but errors.
         #[arg(long, short)]
         quiet: bool,
@@ -155,13 +158,30 @@ fn parse_sets(sets: &[String], seed: Option<u64>) -> Result<Vec<(String, String)
     Ok(out)
 }
 
+/// The settings of a scenario's short variant: its `[quick]` table, or else 10 s of packet
+/// simulation with 2 s of warm-up (100 000 events of an AIMD model).
+pub fn quick_variant(file: &Path) -> Result<Vec<(String, String)>, String> {
+    let own = topologies::quick_sets(file).map_err(|e| e.to_string())?;
+    if !own.is_empty() {
+        return Ok(own);
+    }
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{}: cannot read the file: {e}", file.display()))?;
+    let aimd = text.parse::<toml::Table>().is_ok_and(|root| topologies::Experiment::is_aimd(&root));
+    let pairs: &[(&str, &str)] =
+        if aimd { &[("aimd.events", "100000"), ("aimd.warmup_events", "1000")] } else { &[("sim.duration", "10s"), ("sim.warmup", "2s")] };
+    Ok(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
+}
+
 fn default_out(file: &Path) -> PathBuf {
     let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into());
     Path::new("results").join(stem)
 }
 
-fn run(file: &Path, out: Option<PathBuf>, sets: &[String], seed: Option<u64>, quiet: bool) -> Result<(), String> {
-    let sets = parse_sets(sets, seed)?;
+fn run(file: &Path, out: Option<PathBuf>, sets: &[String], seed: Option<u64>, quick: bool, quiet: bool) -> Result<(), String> {
+    let mut sets = parse_sets(sets, seed)?;
+    if quick {
+        sets.splice(0..0, quick_variant(file)?);
+    }
     let scenario = match topologies::load_experiment(file, &sets).map_err(|e| e.to_string())? {
         Experiment::Packet(s) => s,
         Experiment::Aimd(s) => return run_aimd(file, &s, out, quiet),
@@ -235,7 +255,7 @@ fn write_slurm(file: &Path, out: &Path, args: &slurm::SlurmArgs) -> Result<(), S
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run { file, out, sets, seed, quiet } => run(&file, out, &sets, seed, quiet),
+        Command::Run { file, out, sets, seed, quick, quiet } => run(&file, out, &sets, seed, quick, quiet),
         Command::Validate { file, sets } => validate(&file, &sets),
         Command::Sweep {
             file,

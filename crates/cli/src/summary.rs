@@ -61,11 +61,13 @@ pub fn render(out: &RunOutput, warmup_s: f64, wall_s: f64) -> String {
     if out.flows.len() > MAX_ROWS {
         let _ = writeln!(s, "… {} more flows (all in flows.parquet)", out.flows.len() - MAX_ROWS);
     }
-    let goodputs: Vec<f64> = out.flows.iter().map(|f| f.goodput_bps).collect();
+    // Shares are those of bulk flows: a finite flow's goodput is its transfer's rate.
+    let goodputs: Vec<f64> = out.flows.iter().filter(|f| f.size_bytes.is_none()).map(|f| f.goodput_bps).collect();
     let _ = writeln!(
         s,
-        "{} flow(s): total goodput {}, Jain's index {:.4} (statistics from {warmup_s} s)\n",
+        "{} flow(s), {} bulk: total bulk goodput {}, Jain's index {:.4} (statistics from {warmup_s} s)\n",
         out.flows.len(),
+        goodputs.len(),
         rate(goodputs.iter().sum()),
         jain_index(&goodputs)
     );

@@ -140,6 +140,7 @@ pub fn read_aimd(file: &str, root: &Table) -> Result<AimdScenario> {
         _ => return Err(a.missing("group", "missing; add at least one [[aimd.group]] with a name and a count")),
     }
     a.finish()?;
+    top.value("quick");
     top.finish()?;
     let model = Model { capacity, connections, policy, events, warmup_events, seed };
     model.validate().map_err(|e| ScenarioError::new(file, "aimd", e.0))?;

@@ -94,6 +94,25 @@ pub fn load_experiment(path: &Path, sets: &[(String, String)]) -> Result<Experim
     load_experiment_text(&file, &text, sets)
 }
 
+/// The `[quick]` table of the scenario file at `path`: key paths and values that make a short
+/// variant of it (`equipoise run --quick`), as `--set` pairs; none if it has no such table.
+///
+/// ```toml
+/// [quick]
+/// "sim.duration" = "60s"
+/// "sim.warmup" = "0s"
+/// ```
+pub fn quick_sets(path: &Path) -> Result<Vec<(String, String)>> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::new(&file, "", format!("cannot read the file: {e}")))?;
+    let root = parse::parse_text(&file, &text)?;
+    let Some(quick) = root.get("quick") else { return Ok(Vec::new()) };
+    let toml::Value::Table(quick) = quick else {
+        return Err(ScenarioError::new(&file, "quick", "expected a table of key paths and values, such as \"sim.duration\" = \"10s\""));
+    };
+    Ok(quick.iter().map(|(key, value)| (key.clone(), value.to_string())).collect())
+}
+
 /// Reads the scenario file at `path` and applies `sets`.
 pub fn load(path: &Path, sets: &[(String, String)]) -> Result<Scenario> {
     let file = path.display().to_string();

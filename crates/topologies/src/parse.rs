@@ -15,7 +15,7 @@ use crate::traffic::read_traffic;
 use crate::units::SizeValue;
 
 /// Top-level tables of a scenario.
-pub const SECTIONS: &[&str] = &["meta", "sim", "tcp", "topology", "link", "flow", "traffic", "metrics", "aimd"];
+pub const SECTIONS: &[&str] = &["meta", "sim", "tcp", "topology", "link", "flow", "traffic", "metrics", "quick", "aimd"];
 
 /// Parses scenario `text` read from `file`.
 pub fn parse_text(file: &str, text: &str) -> Result<Table> {
@@ -50,6 +50,8 @@ pub fn read_scenario(file: &str, root: &Table) -> Result<Scenario> {
         Some(t) => read_metrics(t)?,
         None => MetricsModel::default(),
     };
+    // `[quick]` is read by `quick_sets` before the scenario is.
+    top.value("quick");
     top.finish()?;
     if links.is_empty() {
         return Err(ScenarioError::new(file, "link", "no links; add at least one [[link]] table or a [topology]"));

@@ -194,28 +194,33 @@ impl Sweep {
         Ok(Sweep { points, runs_per_file, ..sweep })
     }
 
-    /// Applies each level, with the first level of every other factor, to the base scenario,
-    /// so that a key path that leads nowhere, an unknown key or a value of the wrong type is
-    /// reported before anything runs. (With the other factors' first levels, not alone: a
-    /// parameter swept beside `cc.algorithm` may not exist for the base scenario's algorithm.)
+    /// Applies each level to the base scenario, so that a key path that leads nowhere, an
+    /// unknown key or a value of the wrong type is reported before anything runs. A level is
+    /// rejected only if it is wrong both alone and with the first level of every other factor
+    /// (a parameter swept beside `cc.algorithm` may not exist for the base's algorithm).
     fn check_levels(&self, factors: &[Factor]) -> Result<()> {
         let scenario_file = self.scenario_name.clone();
-        let base = &self.base;
-        Experiment::read(&scenario_file, base)?;
+        Experiment::read(&scenario_file, &self.base)?;
+        // The error a set of levels causes at one of `level`'s keys, if any.
+        let error_at = |levels: &mut dyn Iterator<Item = &(String, Value)>, level: &[(String, Value)]| -> Result<Option<ScenarioError>> {
+            let mut root = self.base.clone();
+            for (key, value) in levels {
+                set_key(&mut root, key, value.clone()).map_err(|m| ScenarioError::new(&self.file, key.clone(), m))?;
+            }
+            Ok(match Experiment::read(&scenario_file, &root).and_then(|s| s.check()) {
+                Err(e) => level
+                    .iter()
+                    .find(|(k, _)| e.key.starts_with(k.as_str()) || k.starts_with(&e.key))
+                    .map(|(key, _)| ScenarioError::new(&self.file, key.clone(), format!("{}: {}", e.key, e.message))),
+                Ok(()) => None,
+            })
+        };
         for (i, factor) in factors.iter().enumerate() {
             for level in factor {
-                let mut root = base.clone();
-                let point = factors.iter().enumerate().flat_map(|(j, f)| if j == i { level } else { &f[0] });
-                for (key, value) in point {
-                    set_key(&mut root, key, value.clone()).map_err(|m| ScenarioError::new(&self.file, key.clone(), m))?;
-                }
-                // Only errors about this level's keys: a level may be invalid with the other
-                // factors' first levels yet fine with others (those runs fail alone, and are
-                // recorded).
-                if let Err(e) = Experiment::read(&scenario_file, &root).and_then(|s| s.check())
-                    && let Some((key, _)) = level.iter().find(|(k, _)| e.key.starts_with(k.as_str()) || k.starts_with(&e.key))
-                {
-                    return Err(ScenarioError::new(&self.file, key.clone(), format!("{}: {}", e.key, e.message)));
+                let Some(alone) = error_at(&mut level.iter(), level)? else { continue };
+                let mut with_others = factors.iter().enumerate().flat_map(|(j, f)| if j == i { level } else { &f[0] });
+                if error_at(&mut with_others, level)?.is_some() {
+                    return Err(alone);
                 }
             }
         }

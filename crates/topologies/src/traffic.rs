@@ -207,17 +207,43 @@ impl SizeDistribution {
     }
 }
 
-/// The hosts a generator's flows come from: `senders = "h0-h42"`, or every host.
-fn senders(t: &mut Reader, topology: &Topology) -> Result<Vec<u32>> {
+/// The hosts a generator's flows come from: every host; a range (`senders = "h0-h42"`); or a
+/// share of the hosts in a run-wide random order (`senders = { share = [0.0, 0.3333] }`), so
+/// that generators taking complementary shares split the hosts between them at random.
+fn senders(t: &mut Reader, topology: &Topology, seed: u64) -> Result<Vec<u32>> {
     let n = topology.hosts();
-    let Some(range) = t.string("senders")? else { return Ok((0..n).collect()) };
-    let parsed = range.split_once('-').and_then(|(a, b)| Some((topology.host_index(a.trim())?, topology.host_index(b.trim())?)));
-    match parsed {
-        Some((a, b)) if a <= b => Ok((a..=b).collect()),
-        _ => Err(t.error(
-            "senders",
-            format!("expected a range of hosts such as \"h0-h42\" within h0 … h{}, got \"{range}\"", n.saturating_sub(1)),
-        )),
+    match t.value("senders") {
+        None => Ok((0..n).collect()),
+        Some(Value::String(range)) => {
+            let parsed = range.split_once('-').and_then(|(a, b)| Some((topology.host_index(a.trim())?, topology.host_index(b.trim())?)));
+            match parsed {
+                Some((a, b)) if a <= b => Ok((a..=b).collect()),
+                _ => Err(t.error(
+                    "senders",
+                    format!("expected a range of hosts such as \"h0-h42\" within h0 … h{}, got \"{range}\"", n.saturating_sub(1)),
+                )),
+            }
+        }
+        Some(Value::Table(_)) => {
+            let mut share = t.table("senders")?.expect("present");
+            let shape = "expected share = [from, to], fractions with 0 ≤ from < to ≤ 1, such as [0.0, 0.3333]";
+            let bounds: Option<Vec<f64>> = share
+                .value("share")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64))).collect());
+            let (from, to) = match bounds.as_deref() {
+                Some(&[a, b]) if 0.0 <= a && a < b && b <= 1.0 => (a, b),
+                _ => return Err(share.error("share", shape)),
+            };
+            share.finish()?;
+            let mut order: Vec<u32> = (0..n).collect();
+            order.shuffle(&mut stream(seed, "traffic.senders"));
+            let (lo, hi) = ((from * n as f64).round() as usize, (to * n as f64).round() as usize);
+            let mut chosen = order[lo..hi].to_vec();
+            chosen.sort_unstable();
+            Ok(chosen)
+        }
+        Some(v) => Err(t.error("senders", format!("expected a range \"h0-h42\" or {{ share = [0.0, 0.3333] }}, got {}", type_name(v)))),
     }
 }
 
@@ -311,7 +337,7 @@ fn poisson(t: &mut Reader, tpl: &Template, routing: Routing, end: Time) -> Resul
         return Ok(flows);
     }
     let topology = host_topology(t, routing)?;
-    let from = senders(t, topology)?;
+    let from = senders(t, topology, routing.seed)?;
     let to = Destinations::read(t, topology, routing.seed)?;
     let subflows = subflows(t)?;
     for src in from {
@@ -333,7 +359,7 @@ fn poisson(t: &mut Reader, tpl: &Template, routing: Routing, end: Time) -> Resul
 
 fn permutation(t: &mut Reader, tpl: &Template, routing: Routing) -> Result<Vec<FlowModel>> {
     let topology = host_topology(t, routing)?;
-    let from = senders(t, topology)?;
+    let from = senders(t, topology, routing.seed)?;
     let partner = derangement(routing.seed, topology.hosts());
     let subflows = subflows(t)?;
     let size = read_size(t)?;
@@ -401,6 +427,22 @@ mod tests {
         };
         let h50 = of("h50");
         assert!(h50.len() > 10 && h50.iter().all(|d| *d == h50[0]));
+    }
+
+    #[test]
+    fn complementary_shares_split_the_hosts_at_random() {
+        let s = scenario(&format!(
+            "{FAT_TREE}[[traffic]]\nname = \"long\"\nkind = \"permutation\"\nsenders = {{ share = [0.0, 0.3333] }}\n\
+             [[traffic]]\nname = \"rest\"\nkind = \"permutation\"\nsenders = {{ share = [0.3333, 1.0] }}\n"
+        ));
+        let hosts = |key: &str| {
+            s.flows.iter().filter(|f| f.key == key).map(|f| f.name.split('.').nth(1).expect("host").to_string()).collect::<Vec<_>>()
+        };
+        let (long, rest) = (hosts("traffic.long"), hosts("traffic.rest"));
+        assert_eq!((long.len(), rest.len()), (43, 85));
+        assert!(long.iter().all(|h| !rest.contains(h)), "disjoint, so together every host once");
+        let pods: Vec<u32> = long.iter().map(|h| h[1..].parse::<u32>().expect("index") / 16).collect();
+        assert!((0..8).all(|p| pods.contains(&p)), "spread over the pods, not the first third of them: {pods:?}");
     }
 
     #[test]
