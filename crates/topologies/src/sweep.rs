@@ -2,7 +2,7 @@
 //! replicates, and the derivation of every run's seed.
 //!
 //! ```toml
-//! scenario = "../scenarios/torus.toml"   # relative to the sweep file
+//! scenario = "../scenarios/seed001-fig4.toml"   # relative to the sweep file
 //! replicates = 5
 //! seed = 42
 //! runs_per_file = 10                     # optional: runs written together (default: see below)
