@@ -70,14 +70,20 @@ pub(super) fn torus(t: &mut Reader) -> Result<Generated> {
     Ok((links, routes, None))
 }
 
-/// Seed 002 scenario B (Fig. 3): the access links of ISPs `x`, `y`, `z` and `t`. Blue users
-/// download from Z over X and Y (route `blue`); red users from T over Y (route `red`), or over
-/// Y and X once upgraded to multipath (route `red-multipath`).
+/// Seed 002 scenario B (Fig. 3): the access links of ISPs `x`, `y`, `z` and `t`, data flowing
+/// from the servers to the users. Blue users download from Z over X (route `blue`, path z>x)
+/// and over Y, whose traffic enters through T (z>t>y); red users download from T over Y (route
+/// `red`, t>y), and once upgraded to multipath also over X (`red-multipath`, t>y and t>x). With
+/// red users on Y alone this is scenario C (blue multipath over X and T, red single-path on T),
+/// as the paper says, and the aggregate is bounded by the cut {X, T}: the paper's 63 Mb/s.
 pub(super) fn isp(t: &mut Reader) -> Result<Generated> {
     let d = LinkDefaults::read(t)?;
     let links = ["x", "y", "z", "t"].iter().map(|n| d.link(n.to_string(), "isp")).collect();
-    let routes =
-        vec![route("blue", &[&["x", "z"], &["y", "z"]]), route("red", &[&["y", "t"]]), route("red-multipath", &[&["y", "t"], &["x", "t"]])];
+    let routes = vec![
+        route("blue", &[&["z", "x"], &["z", "t", "y"]]),
+        route("red", &[&["t", "y"]]),
+        route("red-multipath", &[&["t", "y"], &["t", "x"]]),
+    ];
     Ok((links, routes, None))
 }
 

@@ -88,7 +88,7 @@ fn small_topologies_name_their_routes_and_links_can_be_changed_by_name() {
         "[topology]\nkind = \"isp\"\nrate = \"100Mbps\"\ndelay = \"25ms\"\nbuffer = \"50pkt\"\n\
          [[flow]]\nname = \"red\"\ncc = \"lia\"\nroute = \"red-multipath\"\n",
     );
-    assert_eq!(isp.flows[0].paths, vec![vec!["y".to_string(), "t".into()], vec!["x".to_string(), "t".into()]]);
+    assert_eq!(isp.flows[0].paths, vec![vec!["t".to_string(), "y".into()], vec!["t".to_string(), "x".into()]]);
     let d = scenario(
         "[topology]\nkind = \"dumbbell\"\nhosts = 3\nrate = \"10Mbps\"\ndelay = \"10ms\"\nbuffer = \"50pkt\"\naccess_delay = \"1ms\"\n\
          [[flow]]\nname = \"f\"\ncount = 3\nroute = \"h{i}\"\n",
