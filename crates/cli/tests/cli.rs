@@ -24,7 +24,7 @@ fn run_quick(out: &Path, seed: &str) -> Output {
     equipoise(&["run", SCENARIO, "--out", out, "--seed", seed, "--set", "sim.duration=12s", "--quiet"])
 }
 
-const TABLES: [&str; 4] = ["flows", "subflows", "links", "timeseries"];
+const TABLES: [&str; 5] = ["flows", "links", "metrics", "subflows", "timeseries"];
 
 #[test]
 fn same_seed_gives_byte_identical_tables() {
@@ -208,4 +208,24 @@ fn an_aimd_scenario_runs_the_model_and_writes_its_two_tables() {
     assert!(!bad.status.success());
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(err.contains("aimd.policy") && err.contains("did you mean \"largest-rate\""), "{err}");
+}
+
+#[test]
+fn quick_runs_the_short_variant_the_file_names_and_set_still_wins() {
+    let dir = scratch("quick");
+    let file = "../../scenarios/seed003-scenario7.toml";
+    let o = equipoise(&["run", file, "--quick", "--out", dir.to_str().unwrap(), "--quiet", "--set", "sim.seed=3"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut reader = ParquetReader::new(File::open(dir.join("flows.parquet")).unwrap());
+    let kv = reader.get_metadata().unwrap().key_value_metadata().clone().expect("metadata");
+    let scenario = kv.iter().find(|e| e.key == "equipoise.scenario").and_then(|e| e.value.clone()).unwrap();
+    assert!(scenario.contains("duration = \"60s\""), "the file's [quick] duration: {scenario}");
+    assert!(scenario.contains("seed = 3"), "--set applies after --quick");
+    // Without [quick], a packet scenario's short variant is 10 s.
+    let o = equipoise(&["run", SCENARIO, "--quick", "--out", dir.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut reader = ParquetReader::new(File::open(dir.join("links.parquet")).unwrap());
+    let kv = reader.get_metadata().unwrap().key_value_metadata().clone().expect("metadata");
+    let scenario = kv.iter().find(|e| e.key == "equipoise.scenario").and_then(|e| e.value.clone()).unwrap();
+    assert!(scenario.contains("duration = \"10s\""), "{scenario}");
 }

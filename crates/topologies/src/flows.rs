@@ -27,11 +27,7 @@ impl Routing<'_> {
     /// written, or a generator's `route`, or the equal-cost paths `from` one host `to` another;
     /// `subflows` of them if given.
     pub(crate) fn paths(&self, t: &mut Reader, index: u64, flow: &str) -> Result<Vec<Vec<String>>> {
-        let subflows = match t.unsigned("subflows")? {
-            Some(n) if (1..=64).contains(&n) => Some(n as usize),
-            Some(n) => return Err(t.error("subflows", format!("expected 1 to 64 subflows, got {n}"))),
-            None => None,
-        };
+        let subflows = t.bounded("subflows", 1..=64, "subflows")?.map(|n| n as usize);
         let written = read_paths(t, "paths", index)?;
         let route = t.string("route")?;
         let hosts = (t.string("from")?, t.string("to")?);

@@ -120,6 +120,16 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// An optional whole number within `range`; `what` names what it counts, for the message.
+    pub fn bounded(&mut self, key: &'static str, range: std::ops::RangeInclusive<u64>, what: &str) -> Result<Option<u64>> {
+        match self.unsigned(key)? {
+            Some(n) if !range.contains(&n) => {
+                Err(self.error(key, format!("expected {} to {} {what}, got {n}", range.start(), range.end())))
+            }
+            other => Ok(other),
+        }
+    }
+
     /// An optional number (integers accepted).
     pub fn number(&mut self, key: &'static str) -> Result<Option<f64>> {
         self.typed(key, "a number", |v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))

@@ -109,11 +109,7 @@ fn window(t: &mut Reader, end: Time) -> Result<(Time, Time)> {
 fn onoff(t: &mut Reader, tpl: &Template, routing: Routing, end: Time) -> Result<Vec<FlowModel>> {
     let on = mean_time(t, "on", "active period")?;
     let off = mean_time(t, "off", "idle period")?;
-    let sources = match t.unsigned("count")? {
-        None => 1,
-        Some(n) if (1..=100_000).contains(&n) => n,
-        Some(n) => return Err(t.error("count", format!("expected 1 to 100000 sources, got {n}"))),
-    };
+    let sources = t.bounded("count", 1..=100_000, "sources")?.unwrap_or(1);
     let (start, stop) = window(t, end)?;
     let mut flows = Vec::new();
     for i in 0..sources {
@@ -291,12 +287,9 @@ fn host_topology<'a>(t: &Reader, routing: Routing<'a>) -> Result<&'a Topology> {
     }
 }
 
+/// Subflows per generated flow: one (a single-path flow on a random equal-cost path) unless set.
 fn subflows(t: &mut Reader) -> Result<Option<usize>> {
-    match t.unsigned("subflows")? {
-        Some(n) if (1..=64).contains(&n) => Ok(Some(n as usize)),
-        Some(n) => Err(t.error("subflows", format!("expected 1 to 64 subflows, got {n}"))),
-        None => Ok(Some(1)),
-    }
+    Ok(Some(t.bounded("subflows", 1..=64, "subflows")?.unwrap_or(1) as usize))
 }
 
 fn poisson(t: &mut Reader, tpl: &Template, routing: Routing, end: Time) -> Result<Vec<FlowModel>> {

@@ -208,14 +208,19 @@ fn a_missing_file_is_named() {
     assert!(err.to_string().starts_with("no/such/file.toml: cannot read the file"), "{err}");
 }
 
-#[test]
-fn every_shipped_scenario_runs_a_short_variant() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+/// The TOML files of the repository's directory `dir`, sorted.
+fn shipped(dir: &str) -> Vec<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(dir);
     let mut files: Vec<_> =
         std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect();
     files.sort();
     assert!(files.len() >= 4, "{files:?}");
-    for file in files {
+    files
+}
+
+#[test]
+fn every_shipped_scenario_runs_a_short_variant() {
+    for file in shipped("scenarios") {
         let text = std::fs::read_to_string(&file).unwrap();
         let name = file.display().to_string();
         let quick = |sets: &[(&str, &str)]| sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>();
@@ -284,12 +289,7 @@ fn an_aimd_scenario_reads_into_the_model_with_its_errors_named() {
 
 #[test]
 fn every_shipped_sweep_reads_and_every_point_builds() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sweeps");
-    let mut files: Vec<_> =
-        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect();
-    files.sort();
-    assert!(files.len() >= 4, "{files:?}");
-    for file in files {
+    for file in shipped("sweeps") {
         let sweep = topologies::sweep::Sweep::load(&file).unwrap_or_else(|e| panic!("{e}"));
         // One replicate of every point: the points differ in their values, replicates only in seeds.
         for run in sweep.runs().iter().filter(|r| r.replicate == 0) {

@@ -31,11 +31,7 @@ fn access(t: &mut Reader, d: &LinkDefaults) -> Result<LinkDefaults> {
 /// `bottleneck`. Route `h{i}` is host i's path.
 pub(super) fn dumbbell(t: &mut Reader) -> Result<Generated> {
     let d = LinkDefaults::read(t)?;
-    let hosts = match t.unsigned("hosts")? {
-        None => 1,
-        Some(n) if (1..=100_000).contains(&n) => n,
-        Some(n) => return Err(t.error("hosts", format!("expected between 1 and 100000 hosts, got {n}"))),
-    };
+    let hosts = t.bounded("hosts", 1..=100_000, "hosts")?.unwrap_or(1);
     let a = access(t, &d)?;
     let mut links = vec![d.link("bottleneck".into(), "bottleneck")];
     let mut routes = Vec::new();
@@ -60,11 +56,7 @@ pub(super) fn two_link(t: &mut Reader) -> Result<Generated> {
 /// `l{i+1}` (seed 001 Fig. 4: five links, each crossed by two two-path flows).
 pub(super) fn torus(t: &mut Reader) -> Result<Generated> {
     let d = LinkDefaults::read(t)?;
-    let size = match t.unsigned("size")? {
-        None => 5,
-        Some(n) if (2..=10_000).contains(&n) => n,
-        Some(n) => return Err(t.error("size", format!("expected a ring of 2 to 10000 links, got {n}"))),
-    };
+    let size = t.bounded("size", 2..=10_000, "links in the ring")?.unwrap_or(5);
     let links = (0..size).map(|i| d.link(format!("l{i}"), "ring")).collect();
     let routes = (0..size).map(|i| (format!("r{i}"), vec![one(&format!("l{i}")), one(&format!("l{}", (i + 1) % size))])).collect();
     Ok((links, routes, None))
