@@ -77,6 +77,13 @@ impl Routing<'_> {
         Ok(choose_paths(&all, subflows, &mut rng))
     }
 
+    /// Marks the keys [`Routing::paths`] reads on copies of `t` as known, for `t.finish()`.
+    pub(crate) fn mark_keys(t: &mut Reader) {
+        for key in ["paths", "route", "from", "to", "subflows"] {
+            t.value(key);
+        }
+    }
+
     fn topology(&self, t: &Reader, key: &str) -> Result<&Topology> {
         self.topology.ok_or_else(|| t.error(key, "there is no [topology] generator to take it from; write `paths` instead"))
     }
@@ -220,9 +227,8 @@ pub(crate) fn read_flows(mut t: Reader, routing: Routing) -> Result<Vec<FlowMode
             tcp: tcp.clone(),
         });
     }
-    for key in ["paths", "reverse_paths", "route", "from", "to", "subflows"] {
-        t.value(key);
-    }
+    Routing::mark_keys(&mut t);
+    t.value("reverse_paths");
     t.finish()?;
     Ok(flows)
 }

@@ -25,8 +25,6 @@ pub struct Scenario {
     pub links: Vec<LinkModel>,
     /// `[[flow]]`, with counted flows expanded, then the flows of `[[traffic]]` generators.
     pub flows: Vec<FlowModel>,
-    /// The `[topology]` generator's kind, if the scenario has one.
-    pub topology: Option<String>,
     /// `[metrics]`: what to compute beyond the defaults.
     pub metrics: MetricsModel,
 }

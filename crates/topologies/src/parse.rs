@@ -12,7 +12,7 @@ use crate::metrics::read_metrics;
 use crate::model::{LinkModel, Meta, MetricsModel, QueueModel, Scenario, SimModel, TcpModel};
 use crate::reader::{Reader, type_name};
 use crate::traffic::read_traffic;
-use crate::units::SizeValue;
+use crate::units::{BufferValue, RateValue, SizeValue};
 
 /// Top-level tables of a scenario.
 pub const SECTIONS: &[&str] = &["meta", "sim", "tcp", "topology", "link", "flow", "traffic", "metrics", "quick", "aimd"];
@@ -60,7 +60,7 @@ pub fn read_scenario(file: &str, root: &Table) -> Result<Scenario> {
         return Err(ScenarioError::new(file, "flow", "no flows; add at least one [[flow]] or [[traffic]] table"));
     }
     let text = toml::to_string(root).map_err(|e| ScenarioError::new(file, "", e.to_string()))?;
-    Ok(Scenario { file: file.to_string(), text, meta, sim, tcp, links, flows, topology: topology.map(|t| t.kind), metrics })
+    Ok(Scenario { file: file.to_string(), text, meta, sim, tcp, links, flows, metrics })
 }
 
 /// Reads an array of tables `key`, each with `read`, concatenating what they expand to.
@@ -184,13 +184,14 @@ fn read_links(mut t: Reader) -> Result<Vec<LinkModel>> {
     if copies.is_some_and(|n| n > 1) && !name.contains("{i}") {
         return Err(t.error("name", "a counted link needs `{i}` in its name (for example \"wifi{i}\") so the copies get distinct names"));
     }
-    let rate = t.rate("rate")?.ok_or_else(|| t.missing("rate", "missing; expected a rate such as \"100Mbps\""))?;
-    let delay = t.time("delay")?.ok_or_else(|| t.missing("delay", "missing; expected a one-way propagation delay such as \"5ms\""))?;
-    let buffer = t
-        .buffer("buffer")?
+    let settings = LinkSettings::read(&mut t)?;
+    let rate = settings.rate.ok_or_else(|| t.missing("rate", "missing; expected a rate such as \"100Mbps\""))?;
+    let delay = settings.delay.ok_or_else(|| t.missing("delay", "missing; expected a one-way propagation delay such as \"5ms\""))?;
+    let buffer = settings
+        .buffer
         .ok_or_else(|| t.missing("buffer", "missing; expected a size (\"100pkt\") or a time at the link rate (\"20ms\")"))?;
-    let queue = read_queue(&mut t)?;
-    let loss = t.probability("loss")?.unwrap_or(0.0);
+    let queue = settings.queue.unwrap_or(QueueModel::DropTail);
+    let loss = settings.loss.unwrap_or(0.0);
     let events = read_link_events(&mut t)?;
     let key = t.path().to_string();
     t.finish()?;
@@ -209,10 +210,32 @@ fn read_links(mut t: Reader) -> Result<Vec<LinkModel>> {
         .collect())
 }
 
+/// A link's settings as written, each optional: a `[[link]]` and a `[topology]` generator
+/// require some, `[topology.links.<name>]` overrides any of them.
+pub(crate) struct LinkSettings {
+    pub rate: Option<RateValue>,
+    pub delay: Option<Time>,
+    pub buffer: Option<BufferValue>,
+    pub queue: Option<QueueModel>,
+    pub loss: Option<f64>,
+}
+
+impl LinkSettings {
+    pub(crate) fn read(t: &mut Reader) -> Result<LinkSettings> {
+        let rate = t.rate("rate")?;
+        let delay = t.time("delay")?;
+        let buffer = t.buffer("buffer")?;
+        let given = t.table_ref().contains_key("queue");
+        let queue = read_queue(t)?;
+        let loss = t.probability("loss")?;
+        Ok(LinkSettings { rate, delay, buffer, queue: given.then_some(queue), loss })
+    }
+}
+
 /// Queue kinds a link accepts.
 pub const QUEUE_KINDS: &[&str] = &["droptail", "red", "random-drop", "threshold-dropper"];
 
-pub(crate) fn read_queue(t: &mut Reader) -> Result<QueueModel> {
+fn read_queue(t: &mut Reader) -> Result<QueueModel> {
     let kind_error = |t: &Reader, got: &str| {
         t.error(
             "queue",

@@ -131,15 +131,8 @@ fn onoff(t: &mut Reader, tpl: &Template, routing: Routing, end: Time) -> Result<
             active = !active;
         }
     }
-    mark_route_keys(t);
+    Routing::mark_keys(t);
     Ok(flows)
-}
-
-/// Marks the route keys, read by [`Routing::paths`] on copies of the table, as known.
-fn mark_route_keys(t: &mut Reader) {
-    for key in ["paths", "route", "from", "to", "subflows"] {
-        t.value(key);
-    }
 }
 
 /// `duration = { uniform = ["1s", "30s"] }`: how long bulk flows of a Poisson generator live.
@@ -326,7 +319,7 @@ fn poisson(t: &mut Reader, tpl: &Template, routing: Routing, end: Time) -> Resul
             now += exponential(&mut rng, interval);
             k += 1;
         }
-        mark_route_keys(t);
+        Routing::mark_keys(t);
         return Ok(flows);
     }
     let topology = host_topology(t, routing)?;

@@ -19,7 +19,7 @@ use sim_core::rng::Stream;
 
 use crate::error::{Result, ScenarioError, suggestion};
 use crate::model::{LinkModel, QueueModel};
-use crate::parse::{read_link_events, read_queue};
+use crate::parse::{LinkSettings, read_link_events};
 use crate::reader::{Reader, type_name};
 use crate::units::{BufferValue, RateValue};
 use toml::Value;
@@ -82,13 +82,11 @@ struct LinkDefaults {
 
 impl LinkDefaults {
     fn read(t: &mut Reader) -> Result<LinkDefaults> {
-        let rate = t.rate("rate")?.ok_or_else(|| t.missing("rate", "missing; expected every link's rate, such as \"100Mbps\""))?;
-        let delay = t.time("delay")?.ok_or_else(|| t.missing("delay", "missing; expected every link's one-way delay, such as \"5ms\""))?;
-        let buffer =
-            t.buffer("buffer")?.ok_or_else(|| t.missing("buffer", "missing; expected every link's buffer (\"100pkt\" or \"20ms\")"))?;
-        let queue = read_queue(t)?;
-        let loss = t.probability("loss")?.unwrap_or(0.0);
-        Ok(LinkDefaults { rate, delay, buffer, queue, loss })
+        let s = LinkSettings::read(t)?;
+        let rate = s.rate.ok_or_else(|| t.missing("rate", "missing; expected every link's rate, such as \"100Mbps\""))?;
+        let delay = s.delay.ok_or_else(|| t.missing("delay", "missing; expected every link's one-way delay, such as \"5ms\""))?;
+        let buffer = s.buffer.ok_or_else(|| t.missing("buffer", "missing; expected every link's buffer (\"100pkt\" or \"20ms\")"))?;
+        Ok(LinkDefaults { rate, delay, buffer, queue: s.queue.unwrap_or(QueueModel::DropTail), loss: s.loss.unwrap_or(0.0) })
     }
 
     /// Link `name` of link group `group`.
@@ -158,21 +156,14 @@ pub fn read_topology(mut t: Reader) -> Result<Topology> {
 
 /// Applies `[topology.links.<name>]` to a generated link.
 fn apply_overrides(mut r: Reader, link: &mut LinkModel) -> Result<()> {
-    if let Some(rate) = r.rate("rate")? {
-        link.rate = rate;
+    let s = LinkSettings::read(&mut r)?;
+    link.rate = s.rate.unwrap_or(link.rate);
+    link.delay = s.delay.unwrap_or(link.delay);
+    link.buffer = s.buffer.unwrap_or(link.buffer);
+    if let Some(queue) = s.queue {
+        link.queue = queue;
     }
-    if let Some(delay) = r.time("delay")? {
-        link.delay = delay;
-    }
-    if let Some(buffer) = r.buffer("buffer")? {
-        link.buffer = buffer;
-    }
-    if r.table_ref().contains_key("queue") {
-        link.queue = read_queue(&mut r)?;
-    }
-    if let Some(loss) = r.probability("loss")? {
-        link.loss = loss;
-    }
+    link.loss = s.loss.unwrap_or(link.loss);
     link.events = read_link_events(&mut r)?;
     r.finish()
 }
