@@ -21,6 +21,8 @@ pub enum PacketKind {
     Data = 0,
     /// A cumulative acknowledgement; `seq` is the next segment the receiver expects.
     Ack = 1,
+    /// A SYN or SYN-ACK of a connection's handshake.
+    Handshake = 2,
 }
 
 /// One packet in flight. Plain data: transports fill the fields they need.
@@ -41,14 +43,28 @@ pub struct Packet {
     pub data_seq: u64,
     /// Data: when it was sent. Ack: the echoed send time of the segment that triggered it.
     pub timestamp: Time,
-    /// When the packet leaves the pipe it is in.
+    /// When the packet leaves the pipe it is in (for a [`crate::Hop::Hold`], set by the sender).
     pub due: Time,
+    /// Ack: up to three SACK blocks (RFC 2018), most recent first, each `(start, end)` as
+    /// offsets above `seq` (segments `seq + start .. seq + end`); `(0, 0)` marks no block.
+    pub sack: [(u32, u32); 3],
 }
 
 impl Packet {
     /// A packet of `size` bytes starting at hop `hop`, with every other field zero.
     pub fn new(kind: PacketKind, size: u32, hop: u32) -> Packet {
-        Packet { next: PacketId::NIL, hop, size, kind, retransmitted: false, seq: 0, data_seq: 0, timestamp: Time::ZERO, due: Time::ZERO }
+        Packet {
+            next: PacketId::NIL,
+            hop,
+            size,
+            kind,
+            retransmitted: false,
+            seq: 0,
+            data_seq: 0,
+            timestamp: Time::ZERO,
+            due: Time::ZERO,
+            sack: [(0, 0); 3],
+        }
     }
 }
 

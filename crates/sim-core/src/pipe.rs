@@ -10,12 +10,14 @@ use crate::time::Time;
 pub struct Pipe {
     delay: Time,
     fifo: PacketFifo,
+    /// Exit time of the last packet held (see [`Pipe::hold`]).
+    last_due: Time,
 }
 
 impl Pipe {
     /// A pipe of constant `delay`.
     pub fn new(delay: Time) -> Pipe {
-        Pipe { delay, fifo: PacketFifo::default() }
+        Pipe { delay, fifo: PacketFifo::default(), last_due: Time::ZERO }
     }
 
     /// The propagation delay.
@@ -33,6 +35,19 @@ impl Pipe {
     pub fn enter(&mut self, arena: &mut PacketArena, id: PacketId, now: Time) -> Option<Time> {
         let due = now + self.delay;
         arena[id].due = due;
+        let was_empty = self.fifo.is_empty();
+        self.fifo.push(arena, id);
+        was_empty.then_some(due)
+    }
+
+    /// Puts `id` in at `now` to leave at the time already in its `due` field, or when the
+    /// packet before it leaves if that is later (a hold keeps packets in order). Returns its
+    /// exit time if it is the new head.
+    #[inline]
+    pub fn hold(&mut self, arena: &mut PacketArena, id: PacketId, now: Time) -> Option<Time> {
+        let due = arena[id].due.max(now).max(self.last_due);
+        arena[id].due = due;
+        self.last_due = due;
         let was_empty = self.fifo.is_empty();
         self.fifo.push(arena, id);
         was_empty.then_some(due)

@@ -1,18 +1,23 @@
-//! Transport settings shared by every flow unless a flow overrides them.
+//! Transport settings, and the named profiles that are nothing but sets of their defaults.
+//!
+//! Every setting is declared once, in the `settings!` list below: that one line gives the
+//! field of [`TcpConfig`], its optional twin in [`TcpOverrides`] (what a scenario's `[tcp]` or
+//! a flow's `tcp` table sets), its scenario key and the kind of value the key takes
+//! ([`SETTINGS`]). Adding a setting is a one-place change.
 
 use sim_core::Time;
 
-/// How a sender sends during fast recovery.
+/// How a sender sets its sending rate during loss recovery.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Recovery {
-    /// RFC 6582: window inflation by one per duplicate ACK. After a loss the sender is silent
-    /// for half a window of duplicates, then sends one segment per duplicate, so its next
-    /// windows travel as a clump.
+    /// Without SACK, RFC 6582: window inflation by one per duplicate ACK. After a loss the
+    /// sender is silent for half a window of duplicates, then sends one segment per duplicate,
+    /// so its next windows travel as a clump. With SACK, RFC 6675's plain rule: the window is
+    /// ssthresh and the sender keeps `pipe` below it.
     NewReno,
     /// RFC 6937 Proportional Rate Reduction (Linux's default): during recovery about
     /// `ssthresh/RecoverFS` segments per segment delivered, spread over the round trip, then
-    /// slow-start reduction bound (PRR-SSRB) once the pipe is below ssthresh. Holes are
-    /// retransmitted as in NewReno (partial ACKs).
+    /// slow-start reduction bound (PRR-SSRB) once the pipe is below ssthresh.
     Prr,
 }
 
@@ -21,41 +26,328 @@ impl Recovery {
     pub const NAMES: [(&'static str, Recovery); 2] = [("newreno", Recovery::NewReno), ("prr", Recovery::Prr)];
 }
 
-/// TCP settings (the `[tcp]` table of a scenario).
-#[derive(Clone, Debug, PartialEq)]
-pub struct TcpConfig {
-    /// Floor of the retransmission timeout (RFC 6298 (2.4) says 1 s; Linux 200 ms; htsim 250 ms).
-    pub min_rto: Time,
-    /// Ceiling of the retransmission timeout after backoff (RFC 6298 (2.5) allows ≥ 60 s).
-    pub max_rto: Time,
-    /// Timeout before the first RTT sample (RFC 6298 (2.1): 1 s).
-    pub initial_rto: Time,
-    /// Initial congestion window, packets.
-    pub initial_cwnd: f64,
-    /// Initial slow-start threshold, packets (`f64::INFINITY` for "inf").
-    pub initial_ssthresh: f64,
-    /// Smallest slow-start threshold after a loss, packets (RFC 5681: 2).
-    pub min_ssthresh: f64,
-    /// Acknowledge every second full segment instead of every segment (RFC 1122 §4.2.3.2).
-    pub delayed_ack: bool,
-    /// Longest a delayed acknowledgement waits.
-    pub delayed_ack_timeout: Time,
-    /// Sending during fast recovery.
-    pub recovery: Recovery,
+/// How the retransmission timeout follows the RTT estimate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtoFormula {
+    /// RFC 6298 (2.3)-(2.4): `RTO = max(min_rto, SRTT + 4·RTTVAR)`. The floor acts on the
+    /// whole timeout, so once SRTT exceeds `min_rto` the timeout hugs SRTT plus the variance.
+    Rfc6298,
+    /// Linux (`tcp_rtt_estimator` and `__tcp_set_rto` in net/ipv4/tcp_input.c):
+    /// `RTO = SRTT + max(min_rto, 4·RTTVAR)`, where RTTVAR's decay is held for a round trip
+    /// (`mdev_max`). The floor acts on the variance term: the timeout is never less than
+    /// `min_rto` above SRTT, however large SRTT is.
+    Linux,
 }
 
-impl Default for TcpConfig {
-    fn default() -> Self {
-        TcpConfig {
-            min_rto: Time::from_ms(200),
-            max_rto: Time::from_secs(60),
-            initial_rto: Time::from_secs(1),
-            initial_cwnd: 10.0,
-            initial_ssthresh: f64::INFINITY,
-            min_ssthresh: 2.0,
-            delayed_ack: false,
-            delayed_ack_timeout: Time::from_ms(40),
-            recovery: Recovery::NewReno,
+impl RtoFormula {
+    /// Every formula with its configuration name.
+    pub const NAMES: [(&'static str, RtoFormula); 2] = [("rfc6298", RtoFormula::Rfc6298), ("linux", RtoFormula::Linux)];
+}
+
+/// A named set of defaults for every setting (`tcp.profile`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    /// Linux's TCP as the seeds' testbeds ran it (seed 000; seed 002 scenarios A-C): SACK,
+    /// RACK-TLP, timestamps, delayed ACKs with quick-ACKs, PRR, Linux's RTO, a handshake.
+    Linux,
+    /// csg-htsim's `TcpSrc`/`TcpSink` (seed 001's simulations, seed 002's FatTree).
+    Htsim,
+    /// ns-2's `Agent/TCP/Sack1` with its defaults (seed 004).
+    Ns2Sack,
+    /// equipoise's first TCP: NewReno without SACK, Karn's rule, no handshake.
+    NewReno,
+}
+
+impl Profile {
+    /// Every profile with its configuration name.
+    pub const NAMES: [(&'static str, Profile); 4] =
+        [("linux", Profile::Linux), ("htsim", Profile::Htsim), ("ns2-sack", Profile::Ns2Sack), ("newreno", Profile::NewReno)];
+
+    /// The profile of a scenario that names none: Linux, the TCP most of the seeds' experiments
+    /// ran and the one a researcher's own testbed runs (README, "TCP profiles").
+    pub const SCENARIO_DEFAULT: Profile = Profile::Linux;
+
+    /// The configuration name.
+    pub fn name(self) -> &'static str {
+        Self::NAMES.iter().find(|(_, p)| *p == self).expect("every profile is named").0
+    }
+
+    /// The profile's settings. The sources of each value are in README, "TCP profiles".
+    pub fn config(self) -> TcpConfig {
+        let base = TcpConfig { profile: self, ..TcpConfig::default() };
+        match self {
+            Profile::NewReno => base,
+            Profile::Linux => TcpConfig {
+                min_rto: Time::from_ms(200),
+                max_rto: Time::from_secs(120),
+                initial_rto: Time::from_secs(1),
+                initial_cwnd: 10.0,
+                min_ssthresh: 2.0,
+                delayed_ack: true,
+                delayed_ack_timeout: Time::from_ms(40),
+                quick_acks: 16,
+                recovery: Recovery::Prr,
+                sack: true,
+                rack: true,
+                tlp: true,
+                timestamps: true,
+                rto_formula: RtoFormula::Linux,
+                handshake: true,
+                ..base
+            },
+            Profile::Htsim => TcpConfig {
+                min_rto: Time::from_ms(250),
+                max_rto: Time::NEVER,
+                initial_rto: Time::from_secs(3),
+                initial_cwnd: 10.0,
+                initial_ssthresh: 100.0,
+                timestamps: true,
+                timer_granularity: Time::from_ms(10),
+                handshake: true,
+                syn_size: 1,
+                ..base
+            },
+            Profile::Ns2Sack => TcpConfig {
+                min_rto: Time::from_ms(200),
+                max_rto: Time::from_secs(60),
+                initial_rto: Time::from_secs(3),
+                initial_cwnd: 2.0,
+                sack: true,
+                ..base
+            },
         }
+    }
+}
+
+/// The kind of value a setting's key takes in a scenario file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SettingKind {
+    /// A time with a unit ("200ms").
+    Time,
+    /// A number of packets, at least 1.
+    Packets,
+    /// A number of packets, at least 1, or "inf".
+    PacketsOrInf,
+    /// A non-negative integer.
+    Count,
+    /// A size in bytes ("40B").
+    Bytes,
+    /// `true` or `false`.
+    Bool,
+    /// One of these names.
+    Choice(&'static [&'static str]),
+}
+
+/// A setting's value as read from a scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SettingValue {
+    /// For [`SettingKind::Time`].
+    Time(Time),
+    /// For the packet kinds (`f64::INFINITY` for "inf").
+    Number(f64),
+    /// For [`SettingKind::Count`] and [`SettingKind::Bytes`].
+    Count(u64),
+    /// For [`SettingKind::Bool`].
+    Bool(bool),
+    /// For [`SettingKind::Choice`]: the name, one of the kind's.
+    Choice(String),
+}
+
+/// A type a setting can hold, read from a [`SettingValue`] of its kind.
+pub trait SettingType: Sized + Clone {
+    /// The value, if `v` is of this type.
+    fn from_value(v: &SettingValue) -> Option<Self>;
+}
+
+impl SettingType for Time {
+    fn from_value(v: &SettingValue) -> Option<Self> {
+        if let SettingValue::Time(t) = v { Some(*t) } else { None }
+    }
+}
+impl SettingType for f64 {
+    fn from_value(v: &SettingValue) -> Option<Self> {
+        if let SettingValue::Number(x) = v { Some(*x) } else { None }
+    }
+}
+impl SettingType for bool {
+    fn from_value(v: &SettingValue) -> Option<Self> {
+        if let SettingValue::Bool(b) = v { Some(*b) } else { None }
+    }
+}
+impl SettingType for u32 {
+    fn from_value(v: &SettingValue) -> Option<Self> {
+        if let SettingValue::Count(n) = v { u32::try_from(*n).ok() } else { None }
+    }
+}
+
+macro_rules! named_setting {
+    ($t:ty) => {
+        impl SettingType for $t {
+            fn from_value(v: &SettingValue) -> Option<Self> {
+                let SettingValue::Choice(name) = v else { return None };
+                <$t>::NAMES.iter().find(|(n, _)| n == name).map(|(_, x)| *x)
+            }
+        }
+    };
+}
+named_setting!(Recovery);
+named_setting!(RtoFormula);
+
+const fn names<const N: usize, T: Copy>(table: [(&'static str, T); N]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = table[i].0;
+        i += 1;
+    }
+    out
+}
+const RECOVERY_NAMES: [&str; 2] = names(Recovery::NAMES);
+const RTO_NAMES: [&str; 2] = names(RtoFormula::NAMES);
+
+macro_rules! settings {
+    ($( $(#[doc = $doc:literal])* $field:ident : $ty:ty, $kind:expr, $default:expr; )*) => {
+        /// TCP settings of one flow: a profile's defaults with the scenario's overrides applied.
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct TcpConfig {
+            /// The profile the defaults came from (reported, not read by the transport).
+            pub profile: Profile,
+            $( $(#[doc = $doc])* pub $field: $ty, )*
+        }
+
+        /// The `newreno` profile: equipoise's first TCP.
+        impl Default for TcpConfig {
+            fn default() -> Self {
+                TcpConfig { profile: Profile::NewReno, $( $field: $default, )* }
+            }
+        }
+
+        /// What one `[tcp]` or flow `tcp` table sets: every setting optional.
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct TcpOverrides {
+            /// `profile`: the defaults to start from.
+            pub profile: Option<Profile>,
+            $( $(#[doc = $doc])* pub $field: Option<$ty>, )*
+        }
+
+        impl TcpOverrides {
+            /// Writes every setting given here into `config`.
+            pub fn apply(&self, config: &mut TcpConfig) {
+                $( if let Some(v) = &self.$field { config.$field = v.clone(); } )*
+            }
+
+            /// Takes `value` for the setting named `key`; `Err` if the key or the value's
+            /// type is not that of the setting.
+            pub fn set(&mut self, key: &str, value: &SettingValue) -> Result<(), String> {
+                match key {
+                    $( stringify!($field) => {
+                        self.$field = Some(<$ty as SettingType>::from_value(value)
+                            .ok_or_else(|| format!("{value:?} is not a value of setting {key}"))?);
+                    } )*
+                    _ => return Err(format!("no TCP setting {key}")),
+                }
+                Ok(())
+            }
+
+            /// The names of the settings given here.
+            pub fn given(&self) -> Vec<&'static str> {
+                let mut keys = Vec::new();
+                $( if self.$field.is_some() { keys.push(stringify!($field)); } )*
+                keys
+            }
+        }
+
+        /// Every setting: its scenario key and the kind of value it takes.
+        pub const SETTINGS: &[(&str, SettingKind)] = &[ $( (stringify!($field), $kind), )* ];
+    };
+}
+
+settings! {
+    /// Floor of the retransmission timeout (RFC 6298 (2.4) says 1 s; Linux 200 ms; htsim 250 ms).
+    min_rto: Time, SettingKind::Time, Time::from_ms(200);
+    /// Ceiling of the retransmission timeout after backoff (RFC 6298 (2.5) allows ≥ 60 s).
+    max_rto: Time, SettingKind::Time, Time::from_secs(60);
+    /// Timeout before the first RTT sample (RFC 6298 (2.1): 1 s), also the SYN's.
+    initial_rto: Time, SettingKind::Time, Time::from_secs(1);
+    /// How the timeout follows the RTT estimate.
+    rto_formula: RtoFormula, SettingKind::Choice(&RTO_NAMES), RtoFormula::Rfc6298;
+    /// Timers are checked only at multiples of this (htsim scans its timers every 10 ms); zero:
+    /// exactly when due.
+    timer_granularity: Time, SettingKind::Time, Time::ZERO;
+    /// Initial congestion window, packets.
+    initial_cwnd: f64, SettingKind::Packets, 10.0;
+    /// Initial slow-start threshold, packets (`f64::INFINITY` for "inf").
+    initial_ssthresh: f64, SettingKind::PacketsOrInf, f64::INFINITY;
+    /// Smallest slow-start threshold after a loss, packets (RFC 5681: 2).
+    min_ssthresh: f64, SettingKind::Packets, 2.0;
+    /// Acknowledge every second full segment instead of every segment (RFC 1122 §4.2.3.2).
+    delayed_ack: bool, SettingKind::Bool, false;
+    /// Longest a delayed acknowledgement waits.
+    delayed_ack_timeout: Time, SettingKind::Time, Time::from_ms(40);
+    /// Linux's quick-ACK mode: this many segments are acknowledged at once at the start and
+    /// after out-of-order data, before delayed ACKs resume (Linux: 16, `TCP_MAX_QUICKACKS`).
+    quick_acks: u32, SettingKind::Count, 0;
+    /// Sending during loss recovery.
+    recovery: Recovery, SettingKind::Choice(&RECOVERY_NAMES), Recovery::NewReno;
+    /// Selective acknowledgements (RFC 2018) and RFC 6675 loss recovery from a scoreboard.
+    sack: bool, SettingKind::Bool, false;
+    /// RACK (RFC 8985): time-based loss marking. Needs `sack`.
+    rack: bool, SettingKind::Bool, false;
+    /// Tail loss probes (RFC 8985 §7). Needs `rack`.
+    tlp: bool, SettingKind::Bool, false;
+    /// Timestamps (RFC 7323): every ACK echoes the send time of the segment that triggered it,
+    /// so ACKs of retransmissions give RTT samples (no Karn ambiguity).
+    timestamps: bool, SettingKind::Bool, false;
+    /// A SYN / SYN-ACK exchange before data (and before each additional subflow's data).
+    handshake: bool, SettingKind::Bool, false;
+    /// Size of the SYN and SYN-ACK on the wire, bytes (zero: the ACK size).
+    syn_size: u32, SettingKind::Bytes, 0;
+    /// Each data segment waits a random time, uniform in [0, jitter], before it enters the
+    /// network, in order (ns-2's `overhead_`): the standard remedy for drop-tail phase effects.
+    jitter: Time, SettingKind::Time, Time::ZERO;
+}
+
+impl TcpConfig {
+    /// Checks that the settings can be combined: `Err((key, message))` names the setting at
+    /// fault.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if self.rack && !self.sack {
+            return Err(("rack", "RACK needs SACK: set sack = true, or rack = false".into()));
+        }
+        if self.tlp && !self.rack {
+            return Err(("tlp", "tail loss probes need RACK: set rack = true, or tlp = false".into()));
+        }
+        if self.min_rto > self.max_rto {
+            return Err(("max_rto", format!("must be at least min_rto ({}), got {}", self.min_rto, self.max_rto)));
+        }
+        if self.quick_acks > 0 && !self.delayed_ack {
+            return Err(("quick_acks", "quick ACKs only make sense with delayed_ack = true".into()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn profiles_are_valid_and_overrides_win() {
+        for (name, p) in Profile::NAMES {
+            assert_eq!(p.config().validate(), Ok(()), "{name}");
+            assert_eq!(p.name(), name);
+        }
+        assert_eq!(Profile::NewReno.config(), TcpConfig::default());
+        let mut o = TcpOverrides::default();
+        o.set("min_rto", &SettingValue::Time(Time::from_secs(1))).unwrap();
+        o.set("recovery", &SettingValue::Choice("newreno".into())).unwrap();
+        assert!(o.set("sack", &SettingValue::Count(1)).is_err());
+        assert!(o.set("nope", &SettingValue::Bool(true)).is_err());
+        let mut c = Profile::Linux.config();
+        o.apply(&mut c);
+        assert_eq!((c.min_rto, c.recovery, c.sack), (Time::from_secs(1), Recovery::NewReno, true));
+        assert_eq!(o.given(), vec!["min_rto", "recovery"]);
+        c.sack = false;
+        assert_eq!(c.validate().unwrap_err().0, "rack");
     }
 }

@@ -2,29 +2,34 @@
 //!
 //! A tour:
 //!
-//! - [`config`]: [`TcpConfig`], the transport settings (minimum RTO, initial window, …).
-//! - [`rtt`]: the RFC 6298 estimator behind the retransmission timer.
-//! - [`sender`]: one subflow's sequence, recovery and timer state (RFC 5681, RFC 6582).
-//! - [`receiver`] and [`seqset`]: cumulative ACKs over out-of-order buffering, optional
-//!   delayed ACKs.
-//! - [`connection`]: a connection's subflows, the data-level sequence, the multipath
-//!   scheduler, reinjection and the receive buffer; [`newreno`]: the NewReno machine of each
-//!   subflow, asking the connection's `mptcp_cc` controller for every window change.
+//! - [`config`]: [`TcpConfig`], the transport settings, and the [`Profile`]s (`linux`,
+//!   `htsim`, `ns2-sack`, `newreno`) that are sets of their defaults.
+//! - [`rtt`]: the RFC 6298 or Linux estimator behind the retransmission timer.
+//! - [`sender`]: one subflow's sender as an I/O-free state machine: sequence, loss recovery
+//!   (NewReno, or SACK with RFC 6675, PRR and RACK-TLP on the [`scoreboard`]), timer and
+//!   handshake; it asks its [`sender::Window`] (the connection's `mptcp_cc` law) for every
+//!   window change.
+//! - [`receiver`] and [`seqset`]: cumulative ACKs over out-of-order buffering, SACK blocks,
+//!   delayed ACKs with quick-ACKs.
+//! - [`connection`]: a connection's subflows, the data-level sequence, the receive buffer and
+//!   the receiving side; [`sending`]: what the senders ask for carried out, the multipath
+//!   scheduler and reinjection.
 //! - [`simulation`]: links and flows over one network, the event loop (a `match` over the
 //!   closed [`Event`] enum), and the [`records`] a run reports.
 
 pub mod config;
 pub mod connection;
 pub mod event;
-pub mod newreno;
 pub mod receiver;
 pub mod records;
 pub mod rtt;
+pub mod scoreboard;
 pub mod sender;
+pub mod sending;
 pub mod seqset;
 pub mod simulation;
 
-pub use config::{Recovery, TcpConfig};
+pub use config::{Profile, Recovery, RtoFormula, SETTINGS, SettingKind, SettingValue, TcpConfig, TcpOverrides};
 pub use event::Event;
 pub use records::{FlowRecord, LinkRecord, RunOutput, RunStats, Sample, SubflowRecord};
 pub use simulation::{FlowSpec, LinkIndex, LinkSpec, SimConfig, Simulation};

@@ -1,4 +1,5 @@
-//! The receiving side of a subflow: cumulative acknowledgements over out-of-order buffering.
+//! The receiving side of a subflow: cumulative acknowledgements over out-of-order buffering,
+//! SACK blocks (RFC 2018), and delayed ACKs with Linux's quick-ACK mode.
 
 use sim_core::Time;
 
@@ -16,25 +17,60 @@ pub enum AckAction {
     },
 }
 
+/// Up to three SACK blocks, most recent first, each `(start, end)` as offsets above the
+/// cumulative acknowledgement; `(0, 0)` marks no block (the layout of [`sim_core::Packet::sack`]).
+pub type SackBlocks = [(u32, u32); 3];
+
 /// The fields of an acknowledgement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ack {
     /// Next segment expected (cumulative).
     pub next: u64,
-    /// Send time of the segment being acknowledged, echoed for RTT measurement.
+    /// Send time of the segment being acknowledged, echoed for RTT measurement (the
+    /// timestamp echo of RFC 7323 when the sender uses timestamps).
     pub echo: Time,
-    /// Whether that segment was a retransmission (no RTT sample then: Karn's rule).
+    /// Whether that segment was a retransmission (no RTT sample then without timestamps:
+    /// Karn's rule).
     pub echo_retransmitted: bool,
+    /// The SACK blocks, if the receiver reports them.
+    pub sack: SackBlocks,
 }
 
-/// A cumulative-ACK receiver with out-of-order buffering and optional delayed ACKs.
+impl Ack {
+    /// An acknowledgement without SACK blocks.
+    pub fn cumulative(next: u64, echo: Time, echo_retransmitted: bool) -> Ack {
+        Ack { next, echo, echo_retransmitted, sack: [(0, 0); 3] }
+    }
+
+    /// The SACK blocks as absolute segment ranges `start..end`, most recent first.
+    pub fn blocks(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.sack.iter().take_while(|b| b.1 > b.0).map(|&(s, e)| (self.next + s as u64, self.next + e as u64))
+    }
+}
+
+/// How a receiver acknowledges.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReceiverConfig {
+    /// Acknowledge every second in-order segment (RFC 1122 §4.2.3.2).
+    pub delayed_ack: bool,
+    /// Segments acknowledged at once at the start and after out-of-order data (Linux's
+    /// quick-ACK mode), before delayed ACKs resume.
+    pub quick_acks: u32,
+    /// Report SACK blocks.
+    pub sack: bool,
+}
+
+/// A cumulative-ACK receiver with out-of-order buffering, optional SACK and delayed ACKs.
 #[derive(Clone, Debug, Default)]
 pub struct Receiver {
     next: u64,
     out_of_order: SeqSet,
-    delayed_ack: bool,
+    config: ReceiverConfig,
     unacked_in_order: u32,
+    quick_left: u32,
     held: Option<Ack>,
+    /// Blocks last reported, absolute, most recent first (`(0, 0)`: none).
+    blocks: [(u64, u64); 3],
     /// When the pending delayed-ACK wake-up is due (`Time::NEVER` if none is wanted); a
     /// wake-up at any other time is stale.
     pub delack_at: Time,
@@ -44,8 +80,8 @@ pub struct Receiver {
 
 impl Receiver {
     /// A receiver expecting segment 0.
-    pub fn new(delayed_ack: bool) -> Receiver {
-        Receiver { delayed_ack, delack_at: Time::NEVER, ..Receiver::default() }
+    pub fn new(config: ReceiverConfig) -> Receiver {
+        Receiver { config, quick_left: config.quick_acks, delack_at: Time::NEVER, ..Receiver::default() }
     }
 
     /// Segments delivered in order so far (the cumulative acknowledgement point).
@@ -64,18 +100,62 @@ impl Receiver {
             self.out_of_order.insert(seq);
         }
         let filled_hole = in_order && self.next > seq + 1;
-        let ack = Ack { next: self.next, echo: sent, echo_retransmitted: retransmitted };
-        // RFC 5681 §4.2: ACK out-of-order and hole-filling segments at once; otherwise every
-        // second full segment, holding the first (echoing the older timestamp, RFC 7323 §4.3).
-        if !self.delayed_ack || !in_order || filled_hole || self.unacked_in_order >= 1 {
+        let mut ack = Ack::cumulative(self.next, sent, retransmitted);
+        if self.config.sack && (!in_order || filled_hole || self.blocks[0].1 > 0) {
+            ack.sack = self.sack_blocks(seq);
+        }
+        // RFC 5681 §4.2: ACK out-of-order and hole-filling segments at once (and Linux then
+        // re-enters quick-ACK mode); otherwise every second full segment, holding the first
+        // (echoing the older timestamp, RFC 7323 §4.3), unless quick-ACKs remain.
+        if !in_order || filled_hole {
+            self.quick_left = self.quick_left.max(self.config.quick_acks);
+        }
+        let quick = self.quick_left > 0;
+        if !self.config.delayed_ack || !in_order || filled_hole || self.unacked_in_order >= 1 || quick {
+            self.quick_left = self.quick_left.saturating_sub(1);
             let echo = self.held.take().filter(|_| in_order).unwrap_or(ack);
             self.unacked_in_order = 0;
             self.delack_at = Time::NEVER;
-            return AckAction::Send(Ack { next: self.next, ..echo });
+            return AckAction::Send(Ack { next: self.next, sack: ack.sack, ..echo });
         }
         self.unacked_in_order += 1;
         self.held = Some(ack);
         AckAction::Delay { arm: true }
+    }
+
+    /// RFC 2018 §4: the block holding `seq` (if it is held out of order) first, then the
+    /// blocks reported before that are still above the cumulative point.
+    fn sack_blocks(&mut self, seq: u64) -> SackBlocks {
+        let next = self.next;
+        let mut fresh = [(0u64, 0u64); 3];
+        let mut n = 0;
+        if seq > next && self.out_of_order.contains(seq) {
+            let (mut start, mut end) = (seq, seq + 1);
+            while start > next + 1 && self.out_of_order.contains(start - 1) {
+                start -= 1;
+            }
+            while self.out_of_order.contains(end) {
+                end += 1;
+            }
+            fresh[0] = (start, end);
+            n = 1;
+        }
+        for &(s, e) in &self.blocks {
+            if n == 3 || e == 0 {
+                break;
+            }
+            let stale = e <= next || (n == 1 && s < fresh[0].1 && e > fresh[0].0);
+            if !stale {
+                fresh[n] = (s.max(next), e);
+                n += 1;
+            }
+        }
+        self.blocks = fresh;
+        let mut out = [(0u32, 0u32); 3];
+        for (o, &(s, e)) in out.iter_mut().zip(&fresh[..n]) {
+            *o = ((s - next) as u32, (e - next) as u32);
+        }
+        out
     }
 
     /// A delayed-ACK wake-up at `now`: the held ACK, if this wake-up is the one still due.
@@ -93,30 +173,34 @@ impl Receiver {
 mod tests {
     use super::*;
 
-    fn send(a: AckAction) -> u64 {
+    fn send(a: AckAction) -> Ack {
         match a {
-            AckAction::Send(ack) => ack.next,
+            AckAction::Send(ack) => ack,
             AckAction::Delay { .. } => panic!("expected an immediate ACK"),
         }
     }
 
+    fn config(delayed_ack: bool, quick_acks: u32, sack: bool) -> ReceiverConfig {
+        ReceiverConfig { delayed_ack, quick_acks, sack }
+    }
+
     #[test]
     fn cumulative_acks_with_a_hole() {
-        let mut r = Receiver::new(false);
-        assert_eq!(send(r.on_data(0, Time(1), false)), 1);
-        assert_eq!(send(r.on_data(2, Time(2), false)), 1); // dupack
-        assert_eq!(send(r.on_data(3, Time(3), false)), 1); // dupack
-        assert_eq!(send(r.on_data(1, Time(4), true)), 4); // hole filled
-        assert_eq!(send(r.on_data(1, Time(5), true)), 4); // duplicate segment
+        let mut r = Receiver::new(ReceiverConfig::default());
+        assert_eq!(send(r.on_data(0, Time(1), false)).next, 1);
+        assert_eq!(send(r.on_data(2, Time(2), false)).next, 1); // dupack
+        assert_eq!(send(r.on_data(3, Time(3), false)).next, 1); // dupack
+        assert_eq!(send(r.on_data(1, Time(4), true)).next, 4); // hole filled
+        assert_eq!(send(r.on_data(1, Time(5), true)).next, 4); // duplicate segment
         assert_eq!(r.delivered(), 4);
         assert_eq!(r.segments_received, 5);
     }
 
     #[test]
     fn delayed_acks_every_second_segment_and_on_timer() {
-        let mut r = Receiver::new(true);
+        let mut r = Receiver::new(config(true, 0, false));
         assert_eq!(r.on_data(0, Time(10), false), AckAction::Delay { arm: true });
-        let AckAction::Send(ack) = r.on_data(1, Time(20), false) else { panic!() };
+        let ack = send(r.on_data(1, Time(20), false));
         assert_eq!((ack.next, ack.echo), (2, Time(10)), "echoes the older segment");
         assert_eq!(r.on_data(2, Time(30), false), AckAction::Delay { arm: true });
         r.delack_at = Time(70);
@@ -124,6 +208,43 @@ mod tests {
         assert_eq!(r.on_delack_timer(Time(70)).map(|a| a.next), Some(3));
         assert_eq!(r.on_delack_timer(Time(70)), None, "already sent");
         // out of order: immediate
-        assert_eq!(send(r.on_data(5, Time(40), false)), 3);
+        assert_eq!(send(r.on_data(5, Time(40), false)).next, 3);
+    }
+
+    #[test]
+    fn quick_acks_at_the_start_and_after_a_hole() {
+        let mut r = Receiver::new(config(true, 2, false));
+        assert_eq!(send(r.on_data(0, Time(1), false)).next, 1);
+        assert_eq!(send(r.on_data(1, Time(2), false)).next, 2);
+        assert_eq!(r.on_data(2, Time(3), false), AckAction::Delay { arm: true }, "quick-ACKs used up");
+        assert_eq!(send(r.on_data(3, Time(4), false)).next, 4);
+        assert_eq!(send(r.on_data(5, Time(5), false)).next, 4, "out of order: at once");
+        assert_eq!(send(r.on_data(4, Time(6), false)).next, 6, "hole filled: at once");
+        assert_eq!(send(r.on_data(6, Time(7), false)).next, 7, "quick-ACK mode again");
+    }
+
+    #[test]
+    fn sack_blocks_most_recent_first() {
+        let mut r = Receiver::new(config(false, 0, true));
+        assert_eq!(send(r.on_data(0, Time(1), false)).sack, [(0, 0); 3]);
+        // segments 1 and 4 lost: 2, 3, 5, 6 arrive; then 8 (7 lost too)
+        send(r.on_data(2, Time(2), false));
+        let a = send(r.on_data(3, Time(3), false));
+        assert_eq!(a.blocks().collect::<Vec<_>>(), vec![(2, 4)]);
+        send(r.on_data(5, Time(4), false));
+        let a = send(r.on_data(6, Time(5), false));
+        assert_eq!(a.blocks().collect::<Vec<_>>(), vec![(5, 7), (2, 4)]);
+        let a = send(r.on_data(8, Time(6), false));
+        assert_eq!(a.blocks().collect::<Vec<_>>(), vec![(8, 9), (5, 7), (2, 4)]);
+        assert_eq!(a.sack[0], (7, 8), "offsets above the cumulative point 1");
+        // the retransmission of 1 fills the first hole: cumulative 4, the others remain
+        let a = send(r.on_data(1, Time(7), true));
+        assert_eq!(a.next, 4);
+        assert_eq!(a.blocks().collect::<Vec<_>>(), vec![(8, 9), (5, 7)]);
+        // 7 arrives and joins 5..7 with 8..9
+        let a = send(r.on_data(7, Time(8), true));
+        assert_eq!(a.blocks().collect::<Vec<_>>(), vec![(5, 9)]);
+        let a = send(r.on_data(4, Time(9), true));
+        assert_eq!((a.next, a.blocks().count()), (9, 0));
     }
 }

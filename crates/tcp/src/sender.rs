@@ -1,10 +1,21 @@
-//! The sending side of one subflow: NewReno loss recovery (RFC 5681, RFC 6582) and the
-//! retransmission timer (RFC 6298). The window law is not here: the connection asks its
-//! controller for every increase and decrease.
+//! The sending side of one subflow as an I/O-free state machine: ACKs and timer expiries go
+//! in, and what to do comes out ([`AckOutcome`], [`TimerOutcome`], [`SubflowSender::next_send`]);
+//! the connection does the sending. The window law is not here either: the machine asks its
+//! [`Window`] for every increase and decrease.
+//!
+//! Loss recovery, by settings:
+//! - without SACK, RFC 5681 and RFC 6582 (NewReno): three duplicate ACKs, partial ACKs,
+//!   go-back-N after a timeout; the window inflated per duplicate, or RFC 6937 PRR;
+//! - with SACK, RFC 6675 on the [`Scoreboard`] (pipe, IsLost, NextSeg), with PRR or RFC 6675's
+//!   own `cwnd = ssthresh`; with RACK (RFC 8985 §6) losses are also marked by time, and with
+//!   TLP (RFC 8985 §7) a probe repairs a tail loss before the timeout would.
 
 use sim_core::{RouteId, Time};
 
+use crate::config::{Recovery, TcpConfig};
+use crate::receiver::Ack;
 use crate::rtt::RttEstimator;
+use crate::scoreboard::Scoreboard;
 
 /// Counters of one subflow's sender; a snapshot at the end of the warm-up is subtracted.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -19,6 +30,8 @@ pub struct SenderCounters {
     pub fast_retransmits: u64,
     /// Retransmission timeouts.
     pub timeouts: u64,
+    /// Tail loss probes sent.
+    pub probes: u64,
     /// Integral of cwnd over time, packet·seconds.
     pub cwnd_seconds: f64,
     /// Sum of the smoothed RTT after each RTT sample, seconds.
@@ -42,6 +55,7 @@ impl SenderCounters {
             acked: self.acked - earlier.acked,
             fast_retransmits: self.fast_retransmits - earlier.fast_retransmits,
             timeouts: self.timeouts - earlier.timeouts,
+            probes: self.probes - earlier.probes,
             cwnd_seconds: self.cwnd_seconds - earlier.cwnd_seconds,
             srtt_sum: self.srtt_sum - earlier.srtt_sum,
             rtt_samples: self.rtt_samples - earlier.rtt_samples,
@@ -49,6 +63,28 @@ impl SenderCounters {
             relative_drops: self.relative_drops - earlier.relative_drops,
         }
     }
+}
+
+/// The window law as the sender sees it: one subflow's window, changed only through the law.
+pub trait Window {
+    /// Congestion window, packets.
+    fn cwnd(&self) -> f64;
+    /// Slow-start threshold, packets.
+    fn ssthresh(&self) -> f64;
+    /// Sets the window (recovery's own rules: deflation, PRR, collapse after a timeout).
+    fn set_cwnd(&mut self, cwnd: f64);
+    /// Growth for `newly` segments acknowledged outside recovery: slow start or the law's
+    /// congestion avoidance.
+    fn grow(&mut self, newly: u64);
+    /// A loss event: the law's decrease sets ssthresh, which is returned, with the flow's
+    /// relative throughput drop if every subflow has an RTT estimate.
+    fn reduce(&mut self) -> (f64, Option<f64>);
+    /// Tells the law whether the subflow is in fast recovery.
+    fn set_recovering(&mut self, on: bool);
+    /// A new RTT estimate: smoothed RTT and, if it is one, the new minimum.
+    fn rtt_sampled(&mut self, srtt: Time, new_min: Option<Time>);
+    /// Records `newly` segments acknowledged.
+    fn acked(&mut self, newly: u64);
 }
 
 /// RFC 6937 state of one recovery episode.
@@ -60,12 +96,90 @@ pub struct PrrState {
     pub out: u64,
     /// Segments in flight when recovery began (`RecoverFS`).
     pub recover_fs: u64,
-    /// Segments known to have arrived above `snd_una` (one per duplicate ACK since it last
-    /// moved): without SACK, the receiver's out-of-order holdings.
+    /// Without SACK: segments known to have arrived above `snd_una` (one per duplicate ACK
+    /// since it last moved), the receiver's out-of-order holdings.
     pub sacked: u64,
 }
 
-/// Sequence state, recovery state and timer of one subflow's sender. Segment numbers count
+/// Where the sender is in its life and in loss recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// The SYN is out, no SYN-ACK yet; nothing else may be sent.
+    SynSent,
+    /// Sending normally.
+    Open,
+    /// Fast recovery (after duplicate ACKs, SACK or RACK marked a loss).
+    Recovery,
+    /// After a retransmission timeout, until everything outstanding then is acknowledged.
+    Loss,
+}
+
+/// What fires when the sender's timer expires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TimerKind {
+    Rto,
+    Probe,
+}
+
+/// What to do with the retransmission timer after an acknowledgement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerAction {
+    /// Leave it as it is.
+    Keep,
+    /// Restart it from now.
+    Restart,
+    /// Stop it: nothing is outstanding.
+    Stop,
+    /// Leave the deadline, but make sure a wake-up comes in time for RACK's reorder timer.
+    Wake,
+}
+
+/// What an acknowledgement asks of the connection, in this order: send `retransmit` (whatever
+/// the window), apply `timer`, then send what [`SubflowSender::next_send`] allows if `send`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckOutcome {
+    /// A segment to retransmit at once (fast retransmit, a partial ACK's hole).
+    pub retransmit: Option<u64>,
+    /// The timer.
+    pub timer: TimerAction,
+    /// Whether the window may have room: run the send loop.
+    pub send: bool,
+    /// The handshake just completed on this subflow.
+    pub established: bool,
+}
+
+impl AckOutcome {
+    const NOTHING: AckOutcome = AckOutcome { retransmit: None, timer: TimerAction::Keep, send: false, established: false };
+}
+
+/// What a timer wake-up asks of the connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerOutcome {
+    /// Nothing (a stale wake-up, or nothing outstanding).
+    Nothing,
+    /// Not yet due: wake up again at this time.
+    Again(Time),
+    /// The retransmission timeout: reinject (multipath) and run the send loop.
+    Timeout,
+    /// Send a tail loss probe: one new segment if there is data, else resend the last one;
+    /// then call [`SubflowSender::probe_sent`].
+    Probe,
+    /// RACK's reorder timer marked losses: run the send loop.
+    Reordered,
+    /// Send the SYN again.
+    ResendSyn,
+}
+
+/// What the window allows the subflow to send next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Send {
+    /// Resend this segment.
+    Retransmit(u64),
+    /// A new segment, if the connection has data for it.
+    New,
+}
+
+/// Sequence state, loss recovery and timer of one subflow's sender. Segment numbers count
 /// packets from 0.
 #[derive(Clone, Debug)]
 pub struct SubflowSender {
@@ -75,23 +189,30 @@ pub struct SubflowSender {
     pub ack_route: RouteId,
     /// Oldest unacknowledged segment.
     pub snd_una: u64,
-    /// Next segment to send.
+    /// Next segment to send (below `snd_max` only while going back N without SACK).
     pub snd_nxt: u64,
     /// One past the highest segment ever sent.
     pub snd_max: u64,
     /// Data sequence number of every segment in `snd_una..snd_max`, oldest first; `None` on
     /// a connection with a single subflow, where the two sequences coincide.
     pub data_seqs: Option<std::collections::VecDeque<u64>>,
+    /// The SACK scoreboard (with `sack`).
+    pub board: Option<Scoreboard>,
+    /// Where in recovery the sender is.
+    pub phase: Phase,
     /// RFC 6582 `recover`: highest segment sent when the last recovery or timeout began.
     pub recover: Option<u64>,
     /// Consecutive duplicate acknowledgements.
     pub dupacks: u32,
     /// Whether the first partial ACK of this recovery has been seen (it re-arms the timer).
     pub partial_seen: bool,
-    /// The RFC 6298 estimator.
+    /// The RTT estimator.
     pub rtt: RttEstimator,
-    /// When the retransmission timer expires (`Time::NEVER` when stopped).
+    /// When the timer expires (`Time::NEVER` when stopped).
     pub rto_deadline: Time,
+    timer_kind: TimerKind,
+    /// RACK's reorder timer (`Time::NEVER` when none).
+    reorder_at: Time,
     /// Time of this sender's pending timer event (`Time::NEVER` if none); an event at any
     /// other time is stale.
     pub rto_event: Time,
@@ -99,13 +220,30 @@ pub struct SubflowSender {
     pub counters: SenderCounters,
     /// When cwnd last changed (for its time integral).
     pub cwnd_since: Time,
-    /// Proportional rate reduction's counters (used with `recovery = "prr"`).
+    /// Proportional rate reduction's counters.
     pub prr: PrrState,
+    /// TLP: the probe's episode ends when this is acknowledged (RFC 8985 `TLP.end_seq`).
+    probe_end: Option<u64>,
+    /// TLP: whether the probe resent a segment (its arrival then means a loss was repaired).
+    probe_resent: bool,
+    /// The SYN was sent more than once (no RTT sample from its SYN-ACK without timestamps).
+    syn_resent: bool,
+    settings: SenderSettings,
+}
+
+/// The settings the machine reads on every ACK, copied out of [`TcpConfig`].
+#[derive(Clone, Copy, Debug)]
+struct SenderSettings {
+    recovery: Recovery,
+    rack: bool,
+    tlp: bool,
+    timestamps: bool,
+    granularity: Time,
 }
 
 impl SubflowSender {
     /// A sender with nothing sent, using `route` for data and `ack_route` for ACKs.
-    pub fn new(route: RouteId, ack_route: RouteId, multipath: bool, rtt: RttEstimator) -> Self {
+    pub fn new(route: RouteId, ack_route: RouteId, multipath: bool, config: &TcpConfig) -> Self {
         SubflowSender {
             route,
             ack_route,
@@ -113,15 +251,29 @@ impl SubflowSender {
             snd_nxt: 0,
             snd_max: 0,
             data_seqs: multipath.then(std::collections::VecDeque::new),
+            board: config.sack.then(Scoreboard::default),
+            phase: if config.handshake { Phase::SynSent } else { Phase::Open },
             recover: None,
             dupacks: 0,
             partial_seen: false,
-            rtt,
+            rtt: RttEstimator::new(config.initial_rto, config.min_rto, config.max_rto, config.rto_formula),
             rto_deadline: Time::NEVER,
+            timer_kind: TimerKind::Rto,
+            reorder_at: Time::NEVER,
             rto_event: Time::NEVER,
             counters: SenderCounters::default(),
             cwnd_since: Time::ZERO,
             prr: PrrState::default(),
+            probe_end: None,
+            probe_resent: false,
+            syn_resent: false,
+            settings: SenderSettings {
+                recovery: config.recovery,
+                rack: config.rack,
+                tlp: config.tlp,
+                timestamps: config.timestamps,
+                granularity: config.timer_granularity,
+            },
         }
     }
 
@@ -134,18 +286,20 @@ impl SubflowSender {
         }
     }
 
-    /// Forgets the mapping of segments now acknowledged (below `snd_una`).
-    #[inline]
-    pub fn forget_acked(&mut self, newly: u64) {
-        if let Some(map) = &mut self.data_seqs {
-            map.drain(..newly as usize);
-        }
-    }
-
-    /// Segments sent and not yet acknowledged.
+    /// Segments sent and not yet acknowledged (counting back from `snd_nxt` while going back N).
     #[inline]
     pub fn in_flight(&self) -> u64 {
         self.snd_nxt.saturating_sub(self.snd_una)
+    }
+
+    /// Segments the network holds by the sender's reckoning: RFC 6675's pipe with SACK, else
+    /// those in flight.
+    #[inline]
+    pub fn pipe(&self) -> u64 {
+        match &self.board {
+            Some(b) => b.pipe(),
+            None => self.in_flight(),
+        }
     }
 
     /// Whether any sent data is unacknowledged.
@@ -154,28 +308,513 @@ impl SubflowSender {
         self.snd_una < self.snd_max
     }
 
+    /// Whether the handshake is over.
+    #[inline]
+    pub fn established(&self) -> bool {
+        self.phase != Phase::SynSent
+    }
+
     /// RFC 6582 step 2: fast retransmit only if the ACK covers more than `recover` (no
     /// re-entry for duplicate ACKs of data sent before the last recovery or timeout).
     pub fn may_enter_recovery(&self, ack: u64) -> bool {
         self.recover.is_none_or(|r| ack > r)
     }
 
-    /// Arms the retransmission timer to expire `timeout()` after `now`. Returns the time of a
-    /// timer event to schedule, if the pending one (if any) would fire too late.
+    fn account<W: Window>(&mut self, now: Time, w: &W) {
+        self.account_cwnd(now, w.cwnd());
+    }
+
+    /// Brings the time integral of the window, `cwnd` since the last change, up to `now`.
+    pub fn account_cwnd(&mut self, now: Time, cwnd: f64) {
+        self.counters.cwnd_seconds += cwnd * (now - self.cwnd_since).as_secs_f64();
+        self.cwnd_since = now;
+    }
+
+    // ----- sending -------------------------------------------------------------------------
+
+    /// What the window allows next, for a window of `window` packets: the next segment of a
+    /// go-back-N or the scoreboard's next lost segment first, then new data.
+    #[inline]
+    pub fn next_send(&mut self, window: u64) -> Option<Send> {
+        if self.phase == Phase::SynSent {
+            return None;
+        }
+        match &mut self.board {
+            None => {
+                if self.in_flight() >= window {
+                    None
+                } else if self.snd_nxt < self.snd_max {
+                    Some(Send::Retransmit(self.snd_nxt))
+                } else {
+                    Some(Send::New)
+                }
+            }
+            Some(b) => {
+                if b.pipe() >= window {
+                    None
+                } else {
+                    Some(b.next_to_resend().map_or(Send::New, Send::Retransmit))
+                }
+            }
+        }
+    }
+
+    /// Records the transmission of segment `seq` at `now` (new if it is `snd_max`).
+    #[inline]
+    pub fn on_sent(&mut self, seq: u64, now: Time) {
+        let retransmission = seq < self.snd_max;
+        self.counters.sent += 1;
+        self.counters.retransmitted += retransmission as u64;
+        if self.phase == Phase::Recovery {
+            self.prr.out += 1;
+        }
+        if let Some(b) = &mut self.board {
+            b.sent(seq, now);
+        }
+        if seq == self.snd_nxt {
+            self.snd_nxt += 1;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+        }
+    }
+
+    /// Records the new segment `seq` carrying data segment `data_seq` (multipath).
+    #[inline]
+    pub fn map_data(&mut self, data_seq: u64) {
+        if let Some(map) = &mut self.data_seqs {
+            map.push_back(data_seq);
+        }
+    }
+
+    // ----- the timer -----------------------------------------------------------------------
+
+    /// The time a wake-up for `deadline` is scheduled at: the next tick of a coarse timer.
+    fn tick(&self, deadline: Time) -> Time {
+        let g = self.settings.granularity.as_ps();
+        if g == 0 || deadline == Time::NEVER { deadline } else { Time(deadline.as_ps().div_ceil(g).saturating_mul(g)) }
+    }
+
+    /// Arms the timer from `now`: a tail loss probe when one may be sent, else the
+    /// retransmission timeout (RACK's reorder timer if earlier). Returns the time of a wake-up
+    /// to schedule, if the pending one (if any) would come too late.
     #[inline]
     pub fn arm_timer(&mut self, now: Time) -> Option<Time> {
-        self.rto_deadline = now + self.rtt.timeout();
-        if self.rto_event <= self.rto_deadline {
+        let rto = now + self.rtt.timeout();
+        self.rto_deadline = rto;
+        self.timer_kind = TimerKind::Rto;
+        if self.settings.tlp
+            && self.phase == Phase::Open
+            && self.probe_end.is_none()
+            && self.board.as_ref().is_some_and(|b| b.sacked() == 0)
+        {
+            if let Some(srtt) = self.rtt.srtt() {
+                // RFC 8985 §7.2: PTO = 2·SRTT, plus the worst-case delayed ACK (200 ms) when
+                // one segment is out; never later than the RTO.
+                let extra = if self.snd_max - self.snd_una <= 1 { Time::from_ms(200) } else { Time::ZERO };
+                let pto = now + srtt + srtt + extra;
+                if pto < rto {
+                    self.rto_deadline = pto;
+                    self.timer_kind = TimerKind::Probe;
+                }
+            }
+        }
+        self.wake_for(self.rto_deadline.min(self.reorder_at).max(now))
+    }
+
+    /// Schedules a wake-up for the current deadlines if none is pending early enough.
+    pub fn wake(&mut self, now: Time) -> Option<Time> {
+        self.wake_for(self.rto_deadline.min(self.reorder_at).max(now))
+    }
+
+    fn wake_for(&mut self, deadline: Time) -> Option<Time> {
+        let at = self.tick(deadline);
+        if self.rto_event <= at {
             // An earlier wake-up is pending; it will re-arm for the deadline when it fires.
             return None;
         }
-        self.rto_event = self.rto_deadline;
-        Some(self.rto_deadline)
+        self.rto_event = at;
+        Some(at)
     }
 
     /// Stops the retransmission timer (its pending wake-up becomes a no-op).
     #[inline]
     pub fn stop_timer(&mut self) {
         self.rto_deadline = Time::NEVER;
+        self.reorder_at = Time::NEVER;
+    }
+
+    /// Arms the SYN's timer: the initial RTO, backed off per retransmission.
+    pub fn arm_syn_timer(&mut self, now: Time) -> Option<Time> {
+        self.rto_deadline = now + self.rtt.timeout();
+        self.timer_kind = TimerKind::Rto;
+        self.wake_for(self.rto_deadline)
+    }
+
+    /// The timer woke up at `now`.
+    pub fn on_timer<W: Window>(&mut self, now: Time, w: &mut W) -> TimerOutcome {
+        if now != self.rto_event {
+            return TimerOutcome::Nothing; // superseded by an earlier re-arm
+        }
+        self.rto_event = Time::NEVER;
+        if self.reorder_at <= now {
+            self.reorder_at = Time::NEVER;
+            if self.rack_detect(now, true) {
+                self.enter_recovery_if_lost(w, now);
+                return TimerOutcome::Reordered;
+            }
+        }
+        let deadline = self.rto_deadline.min(self.reorder_at);
+        if deadline == Time::NEVER {
+            return TimerOutcome::Nothing;
+        }
+        if self.tick(deadline) > now {
+            self.rto_event = self.tick(deadline);
+            return TimerOutcome::Again(self.rto_event);
+        }
+        if self.phase == Phase::SynSent {
+            self.rtt.back_off();
+            self.syn_resent = true;
+            self.rto_deadline = Time::NEVER;
+            return TimerOutcome::ResendSyn;
+        }
+        if !self.outstanding() {
+            self.stop_timer();
+            return TimerOutcome::Nothing;
+        }
+        if self.timer_kind == TimerKind::Probe {
+            self.counters.probes += 1;
+            self.rto_deadline = Time::NEVER;
+            return TimerOutcome::Probe;
+        }
+        self.timeout(now, w);
+        TimerOutcome::Timeout
+    }
+
+    /// RFC 6298 (5.5)-(5.7) and RFC 5681 (4): back off, collapse the window, and resend from
+    /// the oldest unacknowledged segment (go-back-N; with SACK, every segment not SACKed is
+    /// marked lost instead).
+    fn timeout<W: Window>(&mut self, now: Time, w: &mut W) {
+        self.counters.timeouts += 1;
+        self.rtt.back_off();
+        self.recover = Some(self.snd_max - 1);
+        self.dupacks = 0;
+        self.probe_end = None;
+        self.stop_timer();
+        self.account(now, w);
+        if self.phase == Phase::Recovery {
+            w.set_cwnd(w.ssthresh());
+            w.set_recovering(false);
+        }
+        self.phase = Phase::Loss;
+        self.loss_event(w);
+        w.set_cwnd(1.0);
+        match &mut self.board {
+            None => self.snd_nxt = self.snd_una,
+            Some(b) => b.mark_all_lost(),
+        }
+    }
+
+    /// The law's decrease for a loss event, with its relative drop recorded.
+    fn loss_event<W: Window>(&mut self, w: &mut W) -> f64 {
+        let (ssthresh, drop) = w.reduce();
+        if let Some(d) = drop {
+            self.counters.relative_drop_sum += d;
+            self.counters.relative_drops += 1;
+        }
+        ssthresh
+    }
+
+    /// A tail loss probe went out at `now`; `resent` if it resent the last segment.
+    pub fn probe_sent(&mut self, resent: bool, now: Time) -> Option<Time> {
+        self.probe_end = Some(self.snd_max);
+        self.probe_resent = resent;
+        self.arm_timer(now)
+    }
+
+    // ----- acknowledgements ----------------------------------------------------------------
+
+    /// The SYN-ACK arrived: the first RTT sample, and the subflow may send.
+    fn on_syn_ack<W: Window>(&mut self, ack: &Ack, now: Time, w: &mut W) -> AckOutcome {
+        if self.phase != Phase::SynSent {
+            return AckOutcome::NOTHING; // a duplicate SYN-ACK
+        }
+        self.phase = Phase::Open;
+        if !self.syn_resent || self.settings.timestamps {
+            self.sample_rtt(now - ack.echo, w);
+        }
+        self.stop_timer();
+        AckOutcome { retransmit: None, timer: TimerAction::Keep, send: true, established: true }
+    }
+
+    fn sample_rtt<W: Window>(&mut self, rtt: Time, w: &mut W) {
+        let new_min = self.rtt.sample(rtt, self.snd_una, self.snd_max);
+        let srtt = self.rtt.srtt().expect("sampled");
+        w.rtt_sampled(srtt, new_min.then_some(rtt));
+        self.counters.srtt_sum += srtt.as_secs_f64();
+        self.counters.rtt_samples += 1;
+    }
+
+    /// Acknowledgement `ack` arrived at `now`. The common case, new data acknowledged outside
+    /// recovery, is handled here; the rest out of line, which keeps this path short (README,
+    /// "Speed").
+    #[inline]
+    pub fn on_ack<W: Window>(&mut self, ack: &Ack, now: Time, w: &mut W) -> AckOutcome {
+        if ack.next == SYN_SEQ {
+            return self.on_syn_ack(ack, now, w);
+        }
+        if self.board.is_some() {
+            return self.on_sack_ack(ack, now, w);
+        }
+        if ack.next > self.snd_una {
+            let newly = ack.next - self.snd_una;
+            if !ack.echo_retransmitted || self.settings.timestamps {
+                self.sample_rtt(now - ack.echo, w);
+            }
+            self.forget_acked(newly);
+            self.snd_una = ack.next;
+            self.snd_nxt = self.snd_nxt.max(self.snd_una);
+            self.counters.acked += newly;
+            w.acked(newly);
+            self.account(now, w);
+            if self.phase == Phase::Recovery {
+                if let Some(outcome) = self.on_recovery_ack(ack.next, newly, w) {
+                    return outcome;
+                }
+            } else {
+                if self.phase == Phase::Loss && self.recover.is_some_and(|r| ack.next > r) {
+                    self.phase = Phase::Open;
+                }
+                self.dupacks = 0;
+                w.grow(newly);
+            }
+            let timer = if self.outstanding() { TimerAction::Restart } else { TimerAction::Stop };
+            AckOutcome { retransmit: None, timer, send: true, established: false }
+        } else if ack.next == self.snd_una && self.outstanding() {
+            self.on_duplicate(ack.next, now, w)
+        } else {
+            AckOutcome::NOTHING
+        }
+    }
+
+    /// Forgets the mapping of segments now acknowledged (below `snd_una`).
+    #[inline]
+    fn forget_acked(&mut self, newly: u64) {
+        if let Some(map) = &mut self.data_seqs {
+            map.drain(..newly as usize);
+        }
+    }
+
+    /// Without SACK, new data acknowledged during fast recovery. A full ACK ends recovery (the
+    /// caller goes on as after any new ACK: `None`); a partial ACK is handled whole here.
+    #[inline(never)]
+    fn on_recovery_ack<W: Window>(&mut self, ack: u64, newly: u64, w: &mut W) -> Option<AckOutcome> {
+        if self.recover.is_some_and(|rec| ack > rec) {
+            // RFC 6582 step 3, full ACK: deflate to ssthresh and leave recovery.
+            self.phase = Phase::Open;
+            w.set_recovering(false);
+            w.set_cwnd(w.ssthresh());
+            self.dupacks = 0;
+            return None;
+        }
+        // Partial ACK: retransmit the next hole and re-arm the timer on the first partial ACK
+        // only. NewReno deflates by what was acked and adds back one segment; PRR counts what
+        // was delivered (the segments acked minus those duplicates already counted) and sends
+        // its share.
+        let first = !self.partial_seen;
+        self.partial_seen = true;
+        let delivered = newly.saturating_sub(self.prr.sacked).max(1);
+        self.prr.sacked = 0;
+        if self.settings.recovery == Recovery::NewReno {
+            w.set_cwnd((w.cwnd() - newly as f64 + 1.0).max(1.0));
+        } else {
+            // The hole goes out before PRR's share: count it in prr_out first.
+            self.prr_window(delivered, 1, w);
+        }
+        let timer = if first { TimerAction::Restart } else { TimerAction::Keep };
+        Some(AckOutcome { retransmit: Some(self.snd_una), timer, send: true, established: false })
+    }
+
+    /// RFC 6937 on an ACK in recovery that delivered `delivered` segments, before `pending`
+    /// more are sent regardless: the window becomes what is in flight (the pipe) plus what PRR
+    /// allows now.
+    fn prr_window<W: Window>(&mut self, delivered: u64, pending: u64, w: &mut W) {
+        let ssthresh = w.ssthresh();
+        let prr = &mut self.prr;
+        prr.delivered += delivered;
+        let out = prr.out + pending;
+        let pipe = match &self.board {
+            Some(b) => b.pipe(),
+            None => self.snd_nxt.saturating_sub(self.snd_una).saturating_sub(prr.sacked),
+        };
+        let allowed = if pipe as f64 > ssthresh {
+            // Proportional: sndcnt = ceil(prr_delivered · ssthresh / RecoverFS) − prr_out.
+            (prr.delivered as f64 * ssthresh / prr.recover_fs.max(1) as f64).ceil() as i64 - out as i64
+        } else {
+            // Slow-start reduction bound: back up to ssthresh, at most one more than delivered.
+            let bound = (prr.delivered as i64 - out as i64).max(delivered as i64) + 1;
+            ((ssthresh - pipe as f64) as i64).min(bound)
+        };
+        // Without SACK the window counts every segment in flight, duplicates' holdings too,
+        // and resending a hole does not add to it; with SACK a resent segment joins the pipe.
+        let base = match &self.board {
+            Some(b) => b.pipe() + pending,
+            None => self.in_flight(),
+        };
+        w.set_cwnd((base + allowed.max(0) as u64) as f64);
+    }
+
+    /// Without SACK, a duplicate acknowledgement (of segment `ack`, with data outstanding).
+    #[inline(never)]
+    fn on_duplicate<W: Window>(&mut self, ack: u64, now: Time, w: &mut W) -> AckOutcome {
+        self.dupacks += 1;
+        let send = AckOutcome { retransmit: None, timer: TimerAction::Keep, send: true, established: false };
+        if self.phase == Phase::Recovery {
+            self.prr.sacked += 1;
+            self.account(now, w);
+            match self.settings.recovery {
+                // RFC 6582 step 4: inflate by one segment per further duplicate.
+                Recovery::NewReno => w.set_cwnd(w.cwnd() + 1.0),
+                Recovery::Prr => self.prr_window(1, 0, w),
+            }
+            send
+        } else if self.dupacks == 3 && self.may_enter_recovery(ack) {
+            // RFC 6582 step 2: fast retransmit, then fast recovery.
+            self.recover = Some(self.snd_max - 1);
+            self.partial_seen = false;
+            self.counters.fast_retransmits += 1;
+            self.account(now, w);
+            let ssthresh = self.loss_event(w);
+            self.phase = Phase::Recovery;
+            w.set_recovering(true);
+            // RFC 6937: RecoverFS is what was in flight; the three duplicates are the
+            // receiver's out-of-order holdings.
+            self.prr = PrrState { delivered: 0, out: 0, recover_fs: self.in_flight(), sacked: 3 };
+            match self.settings.recovery {
+                Recovery::NewReno => w.set_cwnd(ssthresh + 3.0),
+                Recovery::Prr => self.prr_window(1, 1, w),
+            }
+            AckOutcome { retransmit: Some(self.snd_una), ..send }
+        } else {
+            AckOutcome { send: true, ..AckOutcome::NOTHING }
+        }
+    }
+
+    // ----- with SACK -----------------------------------------------------------------------
+
+    /// An acknowledgement with SACK: the scoreboard learns what arrived, RFC 6675 (and RACK)
+    /// mark what is lost, and recovery begins, continues or ends.
+    #[inline(never)]
+    fn on_sack_ack<W: Window>(&mut self, ack: &Ack, now: Time, w: &mut W) -> AckOutcome {
+        let advanced = ack.next > self.snd_una;
+        if ack.next < self.snd_una || (!advanced && ack.sack[0].1 == 0 && !self.outstanding()) {
+            return AckOutcome::NOTHING;
+        }
+        if advanced && (!ack.echo_retransmitted || self.settings.timestamps) {
+            self.sample_rtt(now - ack.echo, w);
+        }
+        let min_rtt = self.rtt.min_rtt().unwrap_or(Time::ZERO);
+        let board = self.board.as_mut().expect("SACK");
+        let mut delivered = board.acked_to(ack.next, now, min_rtt);
+        for (start, end) in ack.blocks() {
+            board.sack(start, end, now, min_rtt, &mut delivered);
+        }
+        board.mark_dupthresh_losses();
+        let newly = ack.next - self.snd_una;
+        if advanced {
+            self.forget_acked(newly);
+            self.snd_una = ack.next;
+            self.snd_nxt = self.snd_nxt.max(self.snd_una);
+            self.counters.acked += newly;
+            w.acked(newly);
+            self.dupacks = 0;
+        } else {
+            self.dupacks += 1;
+        }
+        self.account(now, w);
+        let reorder_before = self.reorder_at;
+        if self.settings.rack {
+            self.rack_detect(now, false);
+        }
+        let mut outcome = AckOutcome { retransmit: None, timer: TimerAction::Keep, send: true, established: false };
+        if advanced {
+            outcome.timer = if self.outstanding() { TimerAction::Restart } else { TimerAction::Stop };
+        } else if self.reorder_at < reorder_before {
+            outcome.timer = TimerAction::Wake;
+        }
+        if self.probe_end.is_some_and(|end| ack.next >= end) {
+            // RFC 8985 §7.4: the probe's episode is over. If it resent a segment and the
+            // sender never entered recovery, the probe repaired a loss: reduce the window.
+            self.probe_end = None;
+            if self.probe_resent && self.phase == Phase::Open {
+                let ssthresh = self.loss_event(w);
+                w.set_cwnd(ssthresh);
+            }
+        }
+        match self.phase {
+            Phase::Recovery if self.recover.is_some_and(|r| ack.next > r) => {
+                self.phase = Phase::Open;
+                w.set_recovering(false);
+                w.set_cwnd(w.ssthresh());
+            }
+            Phase::Recovery => match self.settings.recovery {
+                Recovery::Prr => self.prr_window(delivered.segments, 0, w),
+                Recovery::NewReno => w.set_cwnd(w.ssthresh()),
+            },
+            Phase::Loss | Phase::Open | Phase::SynSent => {
+                if self.phase == Phase::Loss && self.recover.is_some_and(|r| ack.next > r) {
+                    self.phase = Phase::Open;
+                }
+                if self.phase == Phase::Open && self.enter_recovery_if_lost(w, now) {
+                    outcome.retransmit = self.board.as_mut().and_then(Scoreboard::next_to_resend);
+                } else if advanced {
+                    w.grow(newly);
+                }
+            }
+        }
+        outcome
+    }
+
+    /// RACK's loss detection (RFC 8985 §6.2), with the reordering window of Linux's
+    /// `tcp_rack_reo_wnd` for a network that never reorders: a quarter of the minimum RTT
+    /// until recovery begins or DupThresh segments are SACKed, then zero. Returns whether
+    /// segments are waiting to be resent; arms the reorder timer for those not yet due.
+    fn rack_detect(&mut self, now: Time, force: bool) -> bool {
+        let min_rtt = self.rtt.min_rtt().unwrap_or(Time::ZERO);
+        let board = self.board.as_mut().expect("RACK needs SACK");
+        let reo_wnd = if self.phase == Phase::Recovery || board.sacked() >= crate::scoreboard::DUP_THRESH {
+            Time::ZERO
+        } else {
+            Time(min_rtt.as_ps() / 4)
+        };
+        let next = board.rack_detect(now, reo_wnd, force);
+        if next != Time::NEVER || force {
+            self.reorder_at = next;
+        }
+        board.to_resend() > 0
+    }
+
+    /// With SACK, in the open state: if segments are marked lost, enter recovery (RFC 6675
+    /// §5 step 4, RFC 6937). Returns whether it did.
+    fn enter_recovery_if_lost<W: Window>(&mut self, w: &mut W, now: Time) -> bool {
+        let Some(board) = &self.board else { return false };
+        if self.phase != Phase::Open || board.to_resend() == 0 || !self.may_enter_recovery(self.snd_una) {
+            return false;
+        }
+        let pipe = board.pipe();
+        self.recover = Some(self.snd_max - 1);
+        self.counters.fast_retransmits += 1;
+        self.account(now, w);
+        self.loss_event(w);
+        self.phase = Phase::Recovery;
+        w.set_recovering(true);
+        self.prr = PrrState { delivered: 0, out: 0, recover_fs: pipe, sacked: 0 };
+        match self.settings.recovery {
+            // The first retransmission goes out whatever the window (RFC 6675 step 4.3).
+            Recovery::Prr => self.prr_window(0, 1, w),
+            Recovery::NewReno => w.set_cwnd(w.ssthresh()),
+        }
+        true
     }
 }
+
+/// The sequence number a SYN and its SYN-ACK carry (a handshake packet, not a data segment).
+pub const SYN_SEQ: u64 = u64::MAX;

@@ -8,9 +8,8 @@ use sim_core::{BufferLimit, Discipline, EventList, Hop, Link, LinkCounters, Link
 use crate::config::TcpConfig;
 use crate::connection::{Connection, Ctx, DataLevel};
 use crate::event::{Event, MAX_INDEX};
-use crate::receiver::{Ack, Receiver};
+use crate::receiver::{Ack, Receiver, ReceiverConfig};
 use crate::records::{FlowRecord, LinkRecord, RunOutput, RunStats, Sample, SubflowRecord};
-use crate::rtt::RttEstimator;
 use crate::sender::{SenderCounters, SubflowSender};
 
 /// Run-wide settings (the `[sim]` table of a scenario).
@@ -195,15 +194,19 @@ impl Simulation {
         let mut senders = Vec::with_capacity(spec.paths.len());
         for (r, path) in spec.paths.iter().enumerate() {
             let global = first_subflow + r as u32;
-            let hops: Vec<Hop> = path.iter().map(|l| self.forward_hop(*l)).collect();
+            let mut hops: Vec<Hop> = Vec::with_capacity(path.len() + 1);
+            if spec.tcp.jitter > Time::ZERO {
+                // The send jitter: a hold in front of the path, in order (ns-2's `overhead_`).
+                hops.push(Hop::Hold(self.ctx.net.add_pipe(Pipe::new(Time::ZERO))));
+            }
+            hops.extend(path.iter().map(|l| self.forward_hop(*l)));
             let route = self.ctx.net.add_route(&hops, endpoint(global, true));
             let ack_hops: Vec<Hop> = match &spec.reverse_paths {
                 Some(rev) => rev[r].iter().map(|l| self.forward_hop(*l)).collect(),
                 None => path.iter().rev().map(|l| Hop::Pipe(self.links[l.0 as usize].reverse)).collect(),
             };
             let ack_route = self.ctx.net.add_route(&ack_hops, endpoint(global, false));
-            let rtt = RttEstimator::new(spec.tcp.initial_rto, spec.tcp.min_rto, spec.tcp.max_rto);
-            senders.push(SubflowSender::new(route, ack_route, multipath, rtt));
+            senders.push(SubflowSender::new(route, ack_route, multipath, &spec.tcp));
             self.owners.push((conn_index, r as u32));
             self.path_ranges.push((self.path_links.len() as u32, path.len() as u32));
             self.path_links.extend_from_slice(path);
@@ -213,12 +216,21 @@ impl Simulation {
         if let Some(stop) = spec.stop {
             self.ctx.events.schedule_timer(stop, Event::Stop(conn_index));
         }
+        let jitter = (spec.tcp.jitter > Time::ZERO).then(|| stream(self.config.seed, &format!("flow.{}.jitter", spec.name)));
         self.conns.push(Connection {
             name: spec.name,
             cc: spec.algorithm.build(),
             states: vec![SubflowState::new(spec.tcp.initial_cwnd, spec.tcp.initial_ssthresh); n],
             senders,
-            receivers: vec![Receiver::new(spec.tcp.delayed_ack); n],
+            receivers: vec![
+                Receiver::new(ReceiverConfig {
+                    delayed_ack: spec.tcp.delayed_ack,
+                    quick_acks: spec.tcp.quick_acks,
+                    sack: spec.tcp.sack
+                });
+                n
+            ],
+            jitter,
             data: DataLevel {
                 limit: Connection::segments_for(spec.size, mss),
                 buffer: spec.receive_buffer.unwrap_or(u64::MAX),
@@ -259,10 +271,14 @@ impl Simulation {
                     let (ctx, conns) = (&mut self.ctx, &mut self.conns);
                     let c = &mut conns[conn as usize];
                     if d.endpoint % 2 == 1 {
-                        c.on_data(r as usize, d.packet, ctx);
+                        if ctx.net.packets[d.packet].kind == PacketKind::Handshake {
+                            c.on_syn(r as usize, d.packet, ctx);
+                        } else {
+                            c.on_data(r as usize, d.packet, ctx);
+                        }
                     } else {
                         let p = &ctx.net.packets[d.packet];
-                        let ack = Ack { next: p.seq, echo: p.timestamp, echo_retransmitted: p.retransmitted };
+                        let ack = Ack { next: p.seq, echo: p.timestamp, echo_retransmitted: p.retransmitted, sack: p.sack };
                         let data_ack = p.data_seq;
                         ctx.spare = Some(d.packet);
                         c.on_ack(r as usize, ack, data_ack, ctx);

@@ -6,10 +6,10 @@ use rand::RngExt;
 use sim_core::rng::stream;
 use sim_core::threshold::ThresholdDropper;
 use sim_core::{BufferLimit, Discipline, Rate, Red, Time};
-use tcp::{FlowSpec, LinkIndex, LinkSpec, SimConfig, Simulation, TcpConfig};
+use tcp::{FlowSpec, LinkIndex, LinkSpec, Profile, SimConfig, Simulation, TcpConfig};
 
 use crate::error::{Result, ScenarioError, suggestion};
-use crate::model::{CcModel, FlowModel, LinkModel, QueueModel, Scenario, StartModel, TcpModel};
+use crate::model::{CcModel, FlowModel, LinkModel, QueueModel, Scenario, StartModel};
 use crate::units::{BufferValue, RateValue, SizeValue};
 
 impl Scenario {
@@ -132,20 +132,23 @@ impl Scenario {
         Ok(LinkSpec { name: link.name.clone(), rate, delay: link.delay, buffer, discipline, loss: link.loss, events: link.events.clone() })
     }
 
-    fn tcp_config(&self, flow: &TcpModel) -> TcpConfig {
-        let d = TcpConfig::default();
-        let g = &self.tcp;
-        TcpConfig {
-            min_rto: flow.min_rto.or(g.min_rto).unwrap_or(d.min_rto),
-            max_rto: flow.max_rto.or(g.max_rto).unwrap_or(d.max_rto),
-            initial_rto: flow.initial_rto.or(g.initial_rto).unwrap_or(d.initial_rto),
-            initial_cwnd: flow.initial_cwnd.or(g.initial_cwnd).unwrap_or(d.initial_cwnd),
-            initial_ssthresh: flow.initial_ssthresh.or(g.initial_ssthresh).unwrap_or(d.initial_ssthresh),
-            min_ssthresh: flow.min_ssthresh.or(g.min_ssthresh).unwrap_or(d.min_ssthresh),
-            delayed_ack: flow.delayed_ack.or(g.delayed_ack).unwrap_or(d.delayed_ack),
-            delayed_ack_timeout: flow.delayed_ack_timeout.or(g.delayed_ack_timeout).unwrap_or(d.delayed_ack_timeout),
-            recovery: flow.recovery.or(g.recovery).unwrap_or(d.recovery),
-        }
+    /// A flow's TCP settings: its profile's (the flow's, else the scenario's, else the
+    /// default), then the scenario's `[tcp]` keys, then the flow's own.
+    fn tcp_config(&self, flow: &FlowModel) -> Result<TcpConfig> {
+        let (scenario, own) = (&self.tcp, &flow.tcp);
+        let profile = own.profile.or(scenario.profile).unwrap_or(Profile::SCENARIO_DEFAULT);
+        let mut config = profile.config();
+        scenario.apply(&mut config);
+        own.apply(&mut config);
+        config.validate().map_err(|(key, message)| {
+            let at = if own.given().contains(&key) || !scenario.given().contains(&key) && !own.given().is_empty() {
+                format!("{}.tcp.{key}", flow.key)
+            } else {
+                format!("tcp.{key}")
+            };
+            self.error(at, format!("{message} (profile \"{}\")", profile.name()))
+        })?;
+        Ok(config)
     }
 
     fn algorithm(&self, flow: &FlowModel) -> Result<Algorithm> {
@@ -255,7 +258,7 @@ impl Scenario {
             stop: flow.stop,
             size,
             receive_buffer,
-            tcp: self.tcp_config(&flow.tcp),
+            tcp: self.tcp_config(flow)?,
         })
     }
 }

@@ -3,7 +3,6 @@
 
 use sim_core::Time;
 use sim_core::threshold::DropperPolicy;
-use tcp::Recovery;
 
 use crate::units::{BufferValue, RateValue, SizeValue};
 
@@ -80,28 +79,9 @@ pub struct SimModel {
     pub sample_interval: Option<Time>,
 }
 
-/// `[tcp]` or a flow's `tcp` table: every field optional, so a flow overrides only what it sets.
-#[derive(Clone, Debug, Default)]
-pub struct TcpModel {
-    /// Minimum retransmission timeout.
-    pub min_rto: Option<Time>,
-    /// Maximum retransmission timeout.
-    pub max_rto: Option<Time>,
-    /// Retransmission timeout before the first RTT sample.
-    pub initial_rto: Option<Time>,
-    /// Initial window, packets.
-    pub initial_cwnd: Option<f64>,
-    /// Initial slow-start threshold, packets (infinite for `"inf"`).
-    pub initial_ssthresh: Option<f64>,
-    /// Floor of ssthresh after a loss, packets.
-    pub min_ssthresh: Option<f64>,
-    /// Delayed ACKs on or off.
-    pub delayed_ack: Option<bool>,
-    /// Delayed-ACK timeout.
-    pub delayed_ack_timeout: Option<Time>,
-    /// Sending during fast recovery.
-    pub recovery: Option<Recovery>,
-}
+/// `[tcp]` or a flow's `tcp` table: a profile and every setting optional, so a flow overrides
+/// only what it sets.
+pub type TcpModel = tcp::TcpOverrides;
 
 /// How a link's queue drops.
 #[derive(Clone, Debug, PartialEq)]

@@ -2,7 +2,7 @@
 
 use sim_core::Time;
 use sim_core::threshold::DropperPolicy;
-use tcp::Recovery;
+use tcp::{Profile, SETTINGS, SettingKind, SettingValue};
 use toml::{Table, Value};
 
 use crate::error::{Result, ScenarioError, suggestion};
@@ -133,28 +133,41 @@ fn packets(t: &Reader, key: &str, v: Option<f64>) -> Result<Option<f64>> {
     }
 }
 
+/// Reads a `[tcp]` or flow `tcp` table: `profile` and any of the settings `tcp::SETTINGS`
+/// lists, each by its kind (so a new setting needs no code here).
 pub(crate) fn read_tcp(mut t: Reader) -> Result<TcpModel> {
-    let initial_ssthresh = match t.value("initial_ssthresh") {
-        None => None,
-        Some(Value::String(s)) if s == "inf" => Some(f64::INFINITY),
-        Some(v) => match v.as_float().or_else(|| v.as_integer().map(|i| i as f64)) {
-            Some(x) if x >= 1.0 => Some(x),
-            _ => return Err(t.error("initial_ssthresh", format!("expected \"inf\" or a number of packets ≥ 1, got {v}"))),
-        },
-    };
-    let initial_cwnd = t.number("initial_cwnd")?;
-    let min_ssthresh = t.number("min_ssthresh")?;
-    let model = TcpModel {
-        min_rto: t.time("min_rto")?,
-        max_rto: t.time("max_rto")?,
-        initial_rto: t.time("initial_rto")?,
-        initial_cwnd: packets(&t, "initial_cwnd", initial_cwnd)?,
-        initial_ssthresh,
-        min_ssthresh: packets(&t, "min_ssthresh", min_ssthresh)?,
-        delayed_ack: t.boolean("delayed_ack")?,
-        delayed_ack_timeout: t.time("delayed_ack_timeout")?,
-        recovery: t.choice("recovery", &Recovery::NAMES)?,
-    };
+    let mut model = TcpModel { profile: t.choice("profile", &Profile::NAMES)?, ..TcpModel::default() };
+    for &(key, kind) in SETTINGS {
+        let value = match kind {
+            SettingKind::Time => t.time(key)?.map(SettingValue::Time),
+            SettingKind::Packets => {
+                let v = t.number(key)?;
+                packets(&t, key, v)?.map(SettingValue::Number)
+            }
+            SettingKind::PacketsOrInf => match t.value(key) {
+                None => None,
+                Some(Value::String(s)) if s == "inf" => Some(SettingValue::Number(f64::INFINITY)),
+                Some(v) => match v.as_float().or_else(|| v.as_integer().map(|i| i as f64)) {
+                    Some(x) if x >= 1.0 => Some(SettingValue::Number(x)),
+                    _ => return Err(t.error(key, format!("expected \"inf\" or a number of packets ≥ 1, got {v}"))),
+                },
+            },
+            SettingKind::Count => t.bounded(key, 0..=u32::MAX as u64, "")?.map(SettingValue::Count),
+            SettingKind::Bytes => match t.size(key)? {
+                None => None,
+                Some(SizeValue::Bytes(b)) if b >= 1.0 && b <= u32::MAX as f64 => Some(SettingValue::Count(b.round() as u64)),
+                Some(_) => return Err(t.error(key, "expected a size in bytes such as \"40B\"")),
+            },
+            SettingKind::Bool => t.boolean(key)?.map(SettingValue::Bool),
+            SettingKind::Choice(names) => {
+                let pairs: Vec<(&str, &str)> = names.iter().map(|n| (*n, *n)).collect();
+                t.choice(key, &pairs)?.map(|n| SettingValue::Choice(n.to_string()))
+            }
+        };
+        if let Some(v) = value {
+            model.set(key, &v).map_err(|m| t.error(key, m))?;
+        }
+    }
     if let (Some(min), Some(max)) = (model.min_rto, model.max_rto)
         && min > max
     {

@@ -1,0 +1,324 @@
+//! What a connection does for its senders: it feeds each subflow's machine
+//! ([`crate::sender`]) the ACKs and timer wake-ups, and carries out what the machine asks for
+//! (handshake packets, retransmissions, the send loop, the timer), picking the subflow for new
+//! data on a multipath connection.
+
+use mptcp_cc::{CoupledController, SubflowState};
+use rand::RngExt;
+use sim_core::{Packet, PacketId, PacketKind, Time};
+
+use crate::connection::{Connection, Ctx};
+use crate::event::Event;
+use crate::receiver::Ack;
+use crate::sender::{SYN_SEQ, Send, TimerAction, TimerOutcome, Window};
+
+/// One subflow's window as its sender sees it: the connection's law over all its subflows.
+struct Law<'a> {
+    cc: &'a mut dyn CoupledController,
+    states: &'a mut [SubflowState],
+    r: usize,
+    min_ssthresh: f64,
+}
+
+impl Window for Law<'_> {
+    #[inline]
+    fn cwnd(&self) -> f64 {
+        self.states[self.r].cwnd
+    }
+
+    #[inline]
+    fn ssthresh(&self) -> f64 {
+        self.states[self.r].ssthresh
+    }
+
+    #[inline]
+    fn set_cwnd(&mut self, cwnd: f64) {
+        self.states[self.r].cwnd = cwnd;
+    }
+
+    #[inline]
+    fn grow(&mut self, newly: u64) {
+        let st = &self.states[self.r];
+        // (`newly` is far below 2^63: converting through i64 is one instruction.)
+        let growth = if st.cwnd < st.ssthresh {
+            // Slow start with appropriate byte counting, L = 2 (RFC 3465).
+            newly.min(2) as i64 as f64
+        } else {
+            newly as i64 as f64 * self.cc.increase(self.states, self.r)
+        };
+        // Some laws (OLIA, RSF) may shrink the window; it never goes below one packet.
+        let st = &mut self.states[self.r];
+        st.cwnd = (st.cwnd + growth).max(1.0);
+    }
+
+    fn reduce(&mut self) -> (f64, Option<f64>) {
+        let r = self.r;
+        self.cc.on_loss(self.states, r);
+        let decrease = self.cc.decrease(self.states, r);
+        // Seed 000 §III-F: the throughput drop this loss costs the flow, relative to its rate.
+        let rate: f64 = self.states.iter().map(|s| if s.srtt > 0.0 { s.cwnd / s.srtt } else { f64::NAN }).sum();
+        let drop = (rate > 0.0).then(|| decrease / self.states[r].srtt / rate);
+        let st = &mut self.states[r];
+        st.ssthresh = (st.cwnd - decrease).max(self.min_ssthresh);
+        st.record_loss();
+        (st.ssthresh, drop)
+    }
+
+    fn set_recovering(&mut self, on: bool) {
+        self.states[self.r].in_recovery = on;
+    }
+
+    #[inline]
+    fn rtt_sampled(&mut self, srtt: Time, new_min: Option<Time>) {
+        let st = &mut self.states[self.r];
+        st.srtt = srtt.as_secs_f64();
+        if let Some(m) = new_min {
+            st.min_rtt = m.as_secs_f64();
+        }
+    }
+
+    #[inline]
+    fn acked(&mut self, newly: u64) {
+        self.states[self.r].record_acked(newly);
+    }
+}
+
+/// Runs `$body` with `$s` the sender of subflow `$r` and `$w` its window.
+macro_rules! with_sender {
+    ($conn:expr, $r:expr, |$s:ident, $w:ident| $body:expr) => {{
+        let c = &mut *$conn;
+        let $s = &mut c.senders[$r];
+        let mut law = Law { cc: c.cc.as_mut(), states: &mut c.states, r: $r, min_ssthresh: c.config.min_ssthresh };
+        let $w = &mut law;
+        $body
+    }};
+}
+
+impl Connection {
+    /// Starts the connection: its first subflow's SYN, or (without a handshake) data on every
+    /// subflow.
+    pub fn start(&mut self, ctx: &mut Ctx) {
+        self.started = true;
+        let now = ctx.events.now();
+        for s in &mut self.senders {
+            s.cwnd_since = now;
+        }
+        if self.config.handshake {
+            self.send_syn(0, ctx);
+        } else {
+            self.schedule(ctx);
+        }
+    }
+
+    /// Stops offering new data; what was sent is still recovered.
+    pub fn stop(&mut self) {
+        self.data.limit = self.data.limit.min(self.data.next);
+        self.data.reinject.clear();
+    }
+
+    fn send_syn(&mut self, r: usize, ctx: &mut Ctx) {
+        let size = if self.config.syn_size > 0 { self.config.syn_size } else { ctx.ack_size };
+        let mut p = Packet::new(PacketKind::Handshake, size, 0);
+        p.seq = SYN_SEQ;
+        p.timestamp = ctx.events.now();
+        let id = ctx.net.packets.alloc(p);
+        self.send_on(r, id, ctx);
+        if let Some(at) = self.senders[r].arm_syn_timer(ctx.events.now()) {
+            ctx.events.schedule_timer(at, Event::Retransmit(self.first_subflow + r as u32));
+        }
+    }
+
+    /// Sends packet `id` on subflow `r`'s route, after the send jitter if there is one.
+    #[inline(always)]
+    fn send_on(&mut self, r: usize, id: PacketId, ctx: &mut Ctx) {
+        if let Some(rng) = &mut self.jitter {
+            let jitter = self.config.jitter.as_ps();
+            ctx.net.packets[id].due = ctx.events.now() + Time(rng.random_range(0..=jitter));
+        }
+        let delivered = ctx.net.send(id, self.senders[r].route, &mut ctx.events);
+        debug_assert!(delivered.is_none(), "every route crosses at least one link");
+    }
+
+    /// Sends subflow `r`'s segment `seq`, carrying data segment `data_seq`.
+    #[inline(always)]
+    fn transmit(&mut self, r: usize, seq: u64, data_seq: u64, ctx: &mut Ctx) {
+        let now = ctx.events.now();
+        let size = self.segment_size(data_seq, ctx.mss);
+        let s = &mut self.senders[r];
+        let mut p = Packet::new(PacketKind::Data, size, 0);
+        p.seq = seq;
+        p.data_seq = data_seq;
+        p.timestamp = now;
+        p.retransmitted = seq < s.snd_max;
+        s.on_sent(seq, now);
+        let id = match ctx.spare.take() {
+            Some(id) => {
+                ctx.net.packets[id] = p;
+                id
+            }
+            None => ctx.net.packets.alloc(p),
+        };
+        self.send_on(r, id, ctx);
+        if self.senders[r].rto_deadline == Time::NEVER {
+            self.arm_timer(r, ctx);
+        }
+    }
+
+    /// Resends subflow `r`'s segment `seq`.
+    #[inline]
+    fn retransmit(&mut self, r: usize, seq: u64, ctx: &mut Ctx) {
+        let data_seq = self.senders[r].data_seq(seq);
+        self.transmit(r, seq, data_seq, ctx);
+    }
+
+    #[inline(always)]
+    fn arm_timer(&mut self, r: usize, ctx: &mut Ctx) {
+        if let Some(at) = self.senders[r].arm_timer(ctx.events.now()) {
+            ctx.events.schedule_timer(at, Event::Retransmit(self.first_subflow + r as u32));
+        }
+    }
+
+    /// Packets subflow `r` may have in flight: its window, and never less than one (a
+    /// threshold below one packet, possible through the library API, must not stall it).
+    #[inline]
+    fn window(&self, r: usize) -> u64 {
+        // Through i64, one instruction cheaper than a saturating conversion to u64.
+        (self.states[r].cwnd as i64).max(1) as u64
+    }
+
+    /// Subflow `r` sends the next new segment, if there is data for it.
+    #[inline(always)]
+    fn send_new(&mut self, r: usize, ctx: &mut Ctx) -> bool {
+        let Some(data_seq) = self.data.take() else { return false };
+        let seq = self.senders[r].snd_max;
+        self.senders[r].map_data(data_seq);
+        self.transmit(r, seq, data_seq, ctx);
+        true
+    }
+
+    /// Resends, within its window, what subflow `r` has to resend (a go-back-N, or lost
+    /// segments on its scoreboard).
+    #[inline(always)]
+    fn resend(&mut self, r: usize, ctx: &mut Ctx) {
+        loop {
+            let window = self.window(r);
+            let Some(Send::Retransmit(seq)) = self.senders[r].next_send(window) else { break };
+            self.retransmit(r, seq, ctx);
+        }
+    }
+
+    /// Fills window space with new data: subflow `r` alone on a single-path connection; on a
+    /// multipath one, always the subflow with the lowest smoothed RTT among those with space.
+    #[inline]
+    fn schedule(&mut self, ctx: &mut Ctx) {
+        if !self.started {
+            return;
+        }
+        if !self.multipath() {
+            let window = self.window(0);
+            while self.senders[0].next_send(window) == Some(Send::New) {
+                if !self.send_new(0, ctx) {
+                    break;
+                }
+            }
+            return;
+        }
+        self.schedule_multipath(ctx);
+    }
+
+    fn schedule_multipath(&mut self, ctx: &mut Ctx) {
+        loop {
+            let mut best: Option<usize> = None;
+            for r in 0..self.senders.len() {
+                let window = self.window(r);
+                if self.senders[r].next_send(window) == Some(Send::New)
+                    && best.is_none_or(|b| self.states[r].srtt.total_cmp(&self.states[b].srtt).is_lt())
+                {
+                    best = Some(r);
+                }
+            }
+            match best {
+                Some(r) if self.send_new(r, ctx) => {}
+                _ => break,
+            }
+        }
+    }
+
+    /// On a multipath connection, queues subflow `r`'s outstanding data to be sent again on
+    /// the others (its path may be down).
+    fn reinject_outstanding(&mut self, r: usize) {
+        let Some(map) = &self.senders[r].data_seqs else { return };
+        let acked = self.data.acked;
+        let fresh: Vec<u64> = map.iter().copied().filter(|&d| d >= acked && !self.data.reinject.contains(&d)).collect();
+        self.data.reinject.extend(fresh);
+    }
+
+    /// Acknowledgement `ack` arrived on subflow `r`, carrying the data-level acknowledgement
+    /// `data_ack`.
+    #[inline]
+    pub fn on_ack(&mut self, r: usize, ack: Ack, data_ack: u64, ctx: &mut Ctx) {
+        let window_opened = data_ack > self.data.acked;
+        self.data.acked = self.data.acked.max(data_ack);
+        let now = ctx.events.now();
+        let out = with_sender!(self, r, |s, w| s.on_ack(&ack, now, w));
+        if let Some(seq) = out.retransmit {
+            self.retransmit(r, seq, ctx);
+        }
+        match out.timer {
+            TimerAction::Keep => {}
+            TimerAction::Restart => self.arm_timer(r, ctx),
+            TimerAction::Stop => self.senders[r].stop_timer(),
+            TimerAction::Wake => {
+                if let Some(at) = self.senders[r].wake(now) {
+                    ctx.events.schedule_timer(at, Event::Retransmit(self.first_subflow + r as u32));
+                }
+            }
+        }
+        if out.established && r == 0 {
+            // MPTCP: the other subflows join once the first is established.
+            for other in 1..self.senders.len() {
+                self.send_syn(other, ctx);
+            }
+        }
+        if out.send {
+            self.resend(r, ctx);
+            self.schedule(ctx);
+        } else if window_opened {
+            self.schedule(ctx);
+        }
+    }
+
+    /// The timer of subflow `r` woke up.
+    pub fn on_timer(&mut self, r: usize, ctx: &mut Ctx) {
+        let now = ctx.events.now();
+        let g = self.first_subflow + r as u32;
+        match with_sender!(self, r, |s, w| s.on_timer(now, w)) {
+            TimerOutcome::Nothing => {}
+            TimerOutcome::Again(at) => ctx.events.schedule_timer(at, Event::Retransmit(g)),
+            TimerOutcome::ResendSyn => self.send_syn(r, ctx),
+            TimerOutcome::Timeout => {
+                self.reinject_outstanding(r);
+                self.resend(r, ctx);
+                self.schedule(ctx);
+            }
+            TimerOutcome::Reordered => {
+                self.resend(r, ctx);
+                self.schedule(ctx);
+                self.arm_timer(r, ctx);
+            }
+            TimerOutcome::Probe => {
+                // RFC 8985 §7.3: new data if the window allows, else the last segment again.
+                let s = &self.senders[r];
+                let new_allowed = s.pipe() < self.window(r) || s.snd_max == s.snd_una;
+                let resent = !(new_allowed && self.send_new(r, ctx));
+                if resent {
+                    let last = self.senders[r].snd_max - 1;
+                    self.retransmit(r, last, ctx);
+                }
+                if let Some(at) = self.senders[r].probe_sent(resent, now) {
+                    ctx.events.schedule_timer(at, Event::Retransmit(g));
+                }
+            }
+        }
+    }
+}
