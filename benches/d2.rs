@@ -1,6 +1,6 @@
 //! Runs htsim's dumbbell once and prints what the README's speed table reports.
 //!
-//! `cargo run --release -p equipoise-benches --bin d2 -- FLOWS DURATION [WARMUP]`, or under
+//! `cargo run --release -p equipoise-benches --bin d2 -- FLOWS DURATION [WARMUP [PROFILE]]`, or under
 //! `valgrind --tool=callgrind` for instruction counts (see README.md, "Speed");
 //! `d2 idle N` reports the memory of N flows that have not started.
 
@@ -17,14 +17,15 @@ fn main() {
     let flows: u64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(10);
     let duration = args.get(2).map(String::as_str).unwrap_or("1s");
     let warmup = args.get(3).map(String::as_str).unwrap_or("0s");
-    let sim = equipoise_benches::d2(flows, duration, warmup);
+    let profile = args.get(4).map(String::as_str);
+    let sim = equipoise_benches::d2_with_profile(flows, duration, warmup, profile);
     let built = equipoise_benches::rss_bytes();
     let start = Instant::now();
     let out = sim.run();
     let wall = start.elapsed().as_secs_f64();
     let s = out.stats;
     let link = &out.links[0];
-    println!("flows {flows}, simulated {duration}, statistics from {warmup}");
+    println!("flows {flows}, simulated {duration}, statistics from {warmup}, profile {}", profile.unwrap_or("htsim"));
     println!("events {} ({:.3} per delivered data packet)", s.events, s.events as f64 / s.data_delivered as f64);
     println!("delivered data packets {}", s.data_delivered);
     println!("utilization {:.5}, drop rate {:.4} % (after the warm-up)", link.utilization, 100.0 * link.loss_rate);

@@ -7,10 +7,15 @@ use tcp::Simulation;
 pub const D2: &str = include_str!("../scenarios/htsim-d2.toml");
 
 /// D2 with `flows` flows (flow i starting at i × 1 ms / flows), simulated for `duration` with
-/// statistics from `warmup`.
+/// statistics from `warmup`, with the file's TCP profile (`htsim`).
 pub fn d2(flows: u64, duration: &str, warmup: &str) -> Simulation {
+    d2_with_profile(flows, duration, warmup, None)
+}
+
+/// [`d2`] with another TCP profile, if given (`linux`, `newreno`, …).
+pub fn d2_with_profile(flows: u64, duration: &str, warmup: &str, profile: Option<&str>) -> Simulation {
     let stagger_ps = 1_000_000_000 / flows;
-    let sets: Vec<(String, String)> = [
+    let mut sets: Vec<(String, String)> = [
         ("flow.tcp.count", flows.to_string()),
         ("flow.tcp.stagger", format!("{stagger_ps}ps")),
         ("sim.duration", duration.to_string()),
@@ -19,6 +24,9 @@ pub fn d2(flows: u64, duration: &str, warmup: &str) -> Simulation {
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
     .collect();
+    if let Some(p) = profile {
+        sets.push(("tcp.profile".to_string(), format!("\"{p}\"")));
+    }
     let scenario = topologies::load_text("scenarios/htsim-d2.toml", D2, &sets).expect("D2 parses");
     scenario.build().expect("D2 builds")
 }

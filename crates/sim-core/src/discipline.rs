@@ -129,12 +129,15 @@ pub enum Discipline {
     DropTail,
     /// Random Early Detection in front of the buffer limit.
     Red(Red),
-    /// htsim's random queue: arrivals that would fill the top `zone_bytes` of the buffer are
-    /// dropped with a probability rising linearly from 0 at the bottom of the zone to 1 at the
-    /// top. It breaks the phase effects of plain drop-tail in multipath experiments.
+    /// A random drop zone: arrivals that would fill the top `zone_bytes` of the buffer are
+    /// dropped at random, which breaks the phase effects of plain drop-tail. With
+    /// `probability`, at that fixed probability (htsim's `RandomQueue`, 0.1); without, with a
+    /// probability rising linearly from 0 at the bottom of the zone to 1 at the top.
     RandomDropZone {
         /// Depth of the zone at the top of the buffer, bytes.
         zone_bytes: u64,
+        /// The fixed drop probability in the zone, if not the linear ramp.
+        probability: Option<f64>,
     },
     /// Seed 004's threshold-dropper: one connection signalled per congestion event.
     ThresholdDropper(ThresholdDropper),
@@ -170,7 +173,7 @@ impl Discipline {
                 }
                 fits && !early
             }
-            Discipline::RandomDropZone { zone_bytes } => {
+            Discipline::RandomDropZone { zone_bytes, probability } => {
                 let limit_bytes = match limit {
                     BufferLimit::Bytes(b) => b,
                     BufferLimit::Packets(p) => p as u64 * size as u64,
@@ -180,7 +183,7 @@ impl Discipline {
                 if !fits || after <= floor || *zone_bytes == 0 {
                     return fits;
                 }
-                let p = (after - floor) as f64 / *zone_bytes as f64;
+                let p = probability.unwrap_or((after - floor) as f64 / *zone_bytes as f64);
                 rng.random::<f64>() >= p
             }
         }
@@ -249,7 +252,7 @@ mod tests {
 
     #[test]
     fn random_zone_only_drops_in_the_zone() {
-        let mut d = Discipline::RandomDropZone { zone_bytes: 15_000 };
+        let mut d = Discipline::RandomDropZone { zone_bytes: 15_000, probability: None };
         let mut rng = stream(3, "zone");
         let limit = BufferLimit::Bytes(150_000);
         for _ in 0..1000 {

@@ -44,6 +44,52 @@ impl RtoFormula {
     pub const NAMES: [(&'static str, RtoFormula); 2] = [("rfc6298", RtoFormula::Rfc6298), ("linux", RtoFormula::Linux)];
 }
 
+/// The window after a full ACK ends NewReno's fast recovery (RFC 6582 §3.2 step 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FullAck {
+    /// Option 2: `cwnd = ssthresh`.
+    Ssthresh,
+    /// Option 1: `cwnd = min(ssthresh, FlightSize + 1)`, so no burst follows (htsim's
+    /// `TcpSrc`, which also deflates so before halving on a timeout during recovery).
+    Flight,
+}
+
+impl FullAck {
+    /// Every option with its configuration name.
+    pub const NAMES: [(&'static str, FullAck); 2] = [("ssthresh", FullAck::Ssthresh), ("flight", FullAck::Flight)];
+}
+
+/// Which partial ACKs of NewReno's fast recovery restart the retransmission timer (RFC 6582 §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartialAckTimer {
+    /// "Impatient": only the first partial ACK.
+    Impatient,
+    /// "Slow-but-steady": every partial ACK (htsim).
+    SlowButSteady,
+}
+
+impl PartialAckTimer {
+    /// Every variant with its configuration name.
+    pub const NAMES: [(&'static str, PartialAckTimer); 2] =
+        [("impatient", PartialAckTimer::Impatient), ("slow-but-steady", PartialAckTimer::SlowButSteady)];
+}
+
+/// How much the window grows per acknowledgement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Growth {
+    /// By the segments it acknowledges (RFC 3465 appropriate byte counting, L = 2 in slow start;
+    /// Linux since 4.0): delayed ACKs do not slow the growth.
+    PerSegment,
+    /// By one segment's worth, whatever it acknowledges (Linux before 4.0, the kernels of the
+    /// seeds' MPTCP testbeds; htsim): delayed ACKs halve the growth.
+    PerAck,
+}
+
+impl Growth {
+    /// Every mode with its configuration name.
+    pub const NAMES: [(&'static str, Growth); 2] = [("per-segment", Growth::PerSegment), ("per-ack", Growth::PerAck)];
+}
+
 /// A named set of defaults for every setting (`tcp.profile`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Profile {
@@ -86,6 +132,7 @@ impl Profile {
                 delayed_ack: true,
                 delayed_ack_timeout: Time::from_ms(40),
                 quick_acks: 16,
+                growth: Growth::PerAck,
                 recovery: Recovery::Prr,
                 sack: true,
                 rack: true,
@@ -99,9 +146,15 @@ impl Profile {
                 min_rto: Time::from_ms(250),
                 max_rto: Time::NEVER,
                 initial_rto: Time::from_secs(3),
-                initial_cwnd: 10.0,
+                // htsim starts at 10 packets and its SYN-ACK, a new ACK in slow start, adds one
+                // before the first burst.
+                initial_cwnd: 11.0,
                 initial_ssthresh: 100.0,
+                growth: Growth::PerAck,
+                full_ack: FullAck::Flight,
+                partial_ack_timer: PartialAckTimer::SlowButSteady,
                 timestamps: true,
+                rtt_every_ack: true,
                 timer_granularity: Time::from_ms(10),
                 handshake: true,
                 syn_size: 1,
@@ -192,6 +245,9 @@ macro_rules! named_setting {
 }
 named_setting!(Recovery);
 named_setting!(RtoFormula);
+named_setting!(FullAck);
+named_setting!(Growth);
+named_setting!(PartialAckTimer);
 
 const fn names<const N: usize, T: Copy>(table: [(&'static str, T); N]) -> [&'static str; N] {
     let mut out = [""; N];
@@ -204,6 +260,9 @@ const fn names<const N: usize, T: Copy>(table: [(&'static str, T); N]) -> [&'sta
 }
 const RECOVERY_NAMES: [&str; 2] = names(Recovery::NAMES);
 const RTO_NAMES: [&str; 2] = names(RtoFormula::NAMES);
+const GROWTH_NAMES: [&str; 2] = names(Growth::NAMES);
+const FULL_ACK_NAMES: [&str; 2] = names(FullAck::NAMES);
+const PARTIAL_ACK_NAMES: [&str; 2] = names(PartialAckTimer::NAMES);
 
 macro_rules! settings {
     ($( $(#[doc = $doc:literal])* $field:ident : $ty:ty, $kind:expr, $default:expr; )*) => {
@@ -278,6 +337,8 @@ settings! {
     initial_cwnd: f64, SettingKind::Packets, 10.0;
     /// Initial slow-start threshold, packets (`f64::INFINITY` for "inf").
     initial_ssthresh: f64, SettingKind::PacketsOrInf, f64::INFINITY;
+    /// What an acknowledgement adds to the window.
+    growth: Growth, SettingKind::Choice(&GROWTH_NAMES), Growth::PerSegment;
     /// Smallest slow-start threshold after a loss, packets (RFC 5681: 2).
     min_ssthresh: f64, SettingKind::Packets, 2.0;
     /// Acknowledge every second full segment instead of every segment (RFC 1122 §4.2.3.2).
@@ -289,6 +350,10 @@ settings! {
     quick_acks: u32, SettingKind::Count, 0;
     /// Sending during loss recovery.
     recovery: Recovery, SettingKind::Choice(&RECOVERY_NAMES), Recovery::NewReno;
+    /// Without SACK: the window after a full ACK ends fast recovery.
+    full_ack: FullAck, SettingKind::Choice(&FULL_ACK_NAMES), FullAck::Ssthresh;
+    /// Without SACK: which partial ACKs restart the retransmission timer.
+    partial_ack_timer: PartialAckTimer, SettingKind::Choice(&PARTIAL_ACK_NAMES), PartialAckTimer::Impatient;
     /// Selective acknowledgements (RFC 2018) and RFC 6675 loss recovery from a scoreboard.
     sack: bool, SettingKind::Bool, false;
     /// RACK (RFC 8985): time-based loss marking. Needs `sack`.
@@ -298,6 +363,9 @@ settings! {
     /// Timestamps (RFC 7323): every ACK echoes the send time of the segment that triggered it,
     /// so ACKs of retransmissions give RTT samples (no Karn ambiguity).
     timestamps: bool, SettingKind::Bool, false;
+    /// An RTT sample from every ACK, duplicates included (htsim); otherwise only from ACKs of
+    /// new data.
+    rtt_every_ack: bool, SettingKind::Bool, false;
     /// A SYN / SYN-ACK exchange before data (and before each additional subflow's data).
     handshake: bool, SettingKind::Bool, false;
     /// Size of the SYN and SYN-ACK on the wire, bytes (zero: the ACK size).
@@ -308,20 +376,20 @@ settings! {
 }
 
 impl TcpConfig {
-    /// Checks that the settings can be combined: `Err((key, message))` names the setting at
-    /// fault.
-    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+    /// Checks that the settings can be combined: `Err((keys, message))` names the two settings
+    /// that conflict, the one the message is about first.
+    pub fn validate(&self) -> Result<(), ([&'static str; 2], String)> {
         if self.rack && !self.sack {
-            return Err(("rack", "RACK needs SACK: set sack = true, or rack = false".into()));
+            return Err((["rack", "sack"], "RACK needs SACK: set sack = true, or rack = false".into()));
         }
         if self.tlp && !self.rack {
-            return Err(("tlp", "tail loss probes need RACK: set rack = true, or tlp = false".into()));
+            return Err((["tlp", "rack"], "tail loss probes need RACK: set rack = true, or tlp = false".into()));
         }
         if self.min_rto > self.max_rto {
-            return Err(("max_rto", format!("must be at least min_rto ({}), got {}", self.min_rto, self.max_rto)));
+            return Err((["max_rto", "min_rto"], format!("must be at least min_rto ({}), got {}", self.min_rto, self.max_rto)));
         }
         if self.quick_acks > 0 && !self.delayed_ack {
-            return Err(("quick_acks", "quick ACKs only make sense with delayed_ack = true".into()));
+            return Err((["quick_acks", "delayed_ack"], "quick ACKs only make sense with delayed_ack = true: set quick_acks = 0".into()));
         }
         Ok(())
     }
@@ -348,6 +416,6 @@ mod tests {
         assert_eq!((c.min_rto, c.recovery, c.sack), (Time::from_secs(1), Recovery::NewReno, true));
         assert_eq!(o.given(), vec!["min_rto", "recovery"]);
         c.sack = false;
-        assert_eq!(c.validate().unwrap_err().0, "rack");
+        assert_eq!(c.validate().unwrap_err().0, ["rack", "sack"]);
     }
 }

@@ -29,7 +29,9 @@ pub mod sending;
 pub mod seqset;
 pub mod simulation;
 
-pub use config::{Profile, Recovery, RtoFormula, SETTINGS, SettingKind, SettingValue, TcpConfig, TcpOverrides};
+pub use config::{
+    FullAck, Growth, PartialAckTimer, Profile, Recovery, RtoFormula, SETTINGS, SettingKind, SettingValue, TcpConfig, TcpOverrides,
+};
 pub use event::Event;
 pub use records::{FlowRecord, LinkRecord, RunOutput, RunStats, Sample, SubflowRecord};
 pub use simulation::{FlowSpec, LinkIndex, LinkSpec, SimConfig, Simulation};

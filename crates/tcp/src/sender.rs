@@ -12,7 +12,7 @@
 
 use sim_core::{RouteId, Time};
 
-use crate::config::{Recovery, TcpConfig};
+use crate::config::{FullAck, Growth, PartialAckTimer, Recovery, TcpConfig};
 use crate::receiver::Ack;
 use crate::rtt::RttEstimator;
 use crate::scoreboard::Scoreboard;
@@ -73,8 +73,8 @@ pub trait Window {
     fn ssthresh(&self) -> f64;
     /// Sets the window (recovery's own rules: deflation, PRR, collapse after a timeout).
     fn set_cwnd(&mut self, cwnd: f64);
-    /// Growth for `newly` segments acknowledged outside recovery: slow start or the law's
-    /// congestion avoidance.
+    /// Growth for `newly` segments acknowledged outside recovery (one per ACK with
+    /// `growth = "per-ack"`): slow start or the law's congestion avoidance.
     fn grow(&mut self, newly: u64);
     /// A loss event: the law's decrease sets ssthresh, which is returned, with the flow's
     /// relative throughput drop if every subflow has an RTT estimate.
@@ -235,6 +235,10 @@ pub struct SubflowSender {
 #[derive(Clone, Copy, Debug)]
 struct SenderSettings {
     recovery: Recovery,
+    per_ack: bool,
+    full_ack: FullAck,
+    partial_ack_timer: PartialAckTimer,
+    rtt_every_ack: bool,
     rack: bool,
     tlp: bool,
     timestamps: bool,
@@ -269,6 +273,10 @@ impl SubflowSender {
             syn_resent: false,
             settings: SenderSettings {
                 recovery: config.recovery,
+                per_ack: config.growth == Growth::PerAck,
+                full_ack: config.full_ack,
+                partial_ack_timer: config.partial_ack_timer,
+                rtt_every_ack: config.rtt_every_ack,
                 rack: config.rack,
                 tlp: config.tlp,
                 timestamps: config.timestamps,
@@ -407,14 +415,16 @@ impl SubflowSender {
             && self.board.as_ref().is_some_and(|b| b.sacked() == 0)
         {
             if let Some(srtt) = self.rtt.srtt() {
-                // RFC 8985 §7.2: PTO = 2·SRTT, plus the worst-case delayed ACK (200 ms) when
-                // one segment is out; never later than the RTO.
-                let extra = if self.snd_max - self.snd_una <= 1 { Time::from_ms(200) } else { Time::ZERO };
-                let pto = now + srtt + srtt + extra;
-                if pto < rto {
-                    self.rto_deadline = pto;
-                    self.timer_kind = TimerKind::Probe;
+                // Linux's `tcp_schedule_loss_probe` (3.10 to 4.x, the seeds' kernels; RFC 8985
+                // §7.2 is close): PTO = 2·SRTT, at least 1.5·SRTT + 200 ms (the worst-case
+                // delayed ACK) when one segment is out, at least 10 ms; and at the latest when
+                // the RTO would expire (the probe then goes out instead of the timeout).
+                let mut pto = srtt + srtt;
+                if self.snd_max - self.snd_una <= 1 {
+                    pto = pto.max(srtt + Time(srtt.as_ps() / 2) + Time::from_ms(200));
                 }
+                self.rto_deadline = (now + pto.max(Time::from_ms(10))).min(rto);
+                self.timer_kind = TimerKind::Probe;
             }
         }
         self.wake_for(self.rto_deadline.min(self.reorder_at).max(now))
@@ -501,7 +511,11 @@ impl SubflowSender {
         self.stop_timer();
         self.account(now, w);
         if self.phase == Phase::Recovery {
-            w.set_cwnd(w.ssthresh());
+            if self.board.is_none() {
+                self.deflate(w);
+            } else {
+                w.set_cwnd(w.ssthresh());
+            }
             w.set_recovering(false);
         }
         self.phase = Phase::Loss;
@@ -584,11 +598,14 @@ impl SubflowSender {
                     self.phase = Phase::Open;
                 }
                 self.dupacks = 0;
-                w.grow(newly);
+                w.grow(if self.settings.per_ack { 1 } else { newly });
             }
             let timer = if self.outstanding() { TimerAction::Restart } else { TimerAction::Stop };
             AckOutcome { retransmit: None, timer, send: true, established: false }
         } else if ack.next == self.snd_una && self.outstanding() {
+            if self.settings.rtt_every_ack && (!ack.echo_retransmitted || self.settings.timestamps) {
+                self.sample_rtt(now - ack.echo, w);
+            }
             self.on_duplicate(ack.next, now, w)
         } else {
             AckOutcome::NOTHING
@@ -608,10 +625,10 @@ impl SubflowSender {
     #[inline(never)]
     fn on_recovery_ack<W: Window>(&mut self, ack: u64, newly: u64, w: &mut W) -> Option<AckOutcome> {
         if self.recover.is_some_and(|rec| ack > rec) {
-            // RFC 6582 step 3, full ACK: deflate to ssthresh and leave recovery.
+            // RFC 6582 step 3, full ACK: deflate and leave recovery.
             self.phase = Phase::Open;
             w.set_recovering(false);
-            w.set_cwnd(w.ssthresh());
+            self.deflate(w);
             self.dupacks = 0;
             return None;
         }
@@ -629,8 +646,18 @@ impl SubflowSender {
             // The hole goes out before PRR's share: count it in prr_out first.
             self.prr_window(delivered, 1, w);
         }
-        let timer = if first { TimerAction::Restart } else { TimerAction::Keep };
+        let restart = first || self.settings.partial_ack_timer == PartialAckTimer::SlowButSteady;
+        let timer = if restart { TimerAction::Restart } else { TimerAction::Keep };
         Some(AckOutcome { retransmit: Some(self.snd_una), timer, send: true, established: false })
+    }
+
+    /// Without SACK, the window on leaving fast recovery by a full ACK or a timeout.
+    fn deflate<W: Window>(&self, w: &mut W) {
+        let cwnd = match self.settings.full_ack {
+            FullAck::Ssthresh => w.ssthresh(),
+            FullAck::Flight => w.ssthresh().min((self.in_flight() + 1) as f64),
+        };
+        w.set_cwnd(cwnd);
     }
 
     /// RFC 6937 on an ACK in recovery that delivered `delivered` segments, before `pending`
@@ -708,7 +735,7 @@ impl SubflowSender {
         if ack.next < self.snd_una || (!advanced && ack.sack[0].1 == 0 && !self.outstanding()) {
             return AckOutcome::NOTHING;
         }
-        if advanced && (!ack.echo_retransmitted || self.settings.timestamps) {
+        if (advanced || self.settings.rtt_every_ack) && (!ack.echo_retransmitted || self.settings.timestamps) {
             self.sample_rtt(now - ack.echo, w);
         }
         let min_rtt = self.rtt.min_rtt().unwrap_or(Time::ZERO);
@@ -747,6 +774,7 @@ impl SubflowSender {
             if self.probe_resent && self.phase == Phase::Open {
                 let ssthresh = self.loss_event(w);
                 w.set_cwnd(ssthresh);
+                return outcome;
             }
         }
         match self.phase {
@@ -766,7 +794,7 @@ impl SubflowSender {
                 if self.phase == Phase::Open && self.enter_recovery_if_lost(w, now) {
                     outcome.retransmit = self.board.as_mut().and_then(Scoreboard::next_to_resend);
                 } else if advanced {
-                    w.grow(newly);
+                    w.grow(if self.settings.per_ack { 1 } else { newly });
                 }
             }
         }

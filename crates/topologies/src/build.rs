@@ -114,12 +114,12 @@ impl Scenario {
                 red.wait = *wait;
                 Discipline::Red(red)
             }
-            QueueModel::RandomDrop { zone } => {
+            QueueModel::RandomDrop { zone, probability } => {
                 let zone_bytes = self.bytes(*zone, rate);
                 if zone_bytes > buffer.in_bytes(self.sim.mss) as f64 {
                     return Err(self.error(format!("{}.queue.zone", link.key), "the drop zone is deeper than the buffer"));
                 }
-                Discipline::RandomDropZone { zone_bytes: zone_bytes as u64 }
+                Discipline::RandomDropZone { zone_bytes: zone_bytes as u64, probability: *probability }
             }
             QueueModel::ThresholdDropper { threshold, hold, policy } => {
                 if buffer.in_bytes(self.sim.mss) <= *threshold as u64 * self.sim.mss as u64 {
@@ -140,11 +140,12 @@ impl Scenario {
         let mut config = profile.config();
         scenario.apply(&mut config);
         own.apply(&mut config);
-        config.validate().map_err(|(key, message)| {
-            let at = if own.given().contains(&key) || !scenario.given().contains(&key) && !own.given().is_empty() {
-                format!("{}.tcp.{key}", flow.key)
-            } else {
-                format!("tcp.{key}")
+        config.validate().map_err(|(keys, message)| {
+            // Point at a conflicting key the flow's own table sets, else one `[tcp]` sets.
+            let at = match (keys.iter().find(|k| own.given().contains(k)), keys.iter().find(|k| scenario.given().contains(k))) {
+                (Some(key), _) => format!("{}.tcp.{key}", flow.key),
+                (None, Some(key)) => format!("tcp.{key}"),
+                (None, None) => "tcp.profile".to_string(),
             };
             self.error(at, format!("{message} (profile \"{}\")", profile.name()))
         })?;

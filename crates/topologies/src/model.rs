@@ -107,6 +107,8 @@ pub enum QueueModel {
     RandomDrop {
         /// Depth of the zone.
         zone: BufferValue,
+        /// Fixed drop probability in the zone (htsim's `RandomQueue`); `None`: a linear ramp.
+        probability: Option<f64>,
     },
     /// Seed 004's threshold-dropper.
     ThresholdDropper {

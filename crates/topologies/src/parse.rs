@@ -285,7 +285,8 @@ fn read_queue(t: &mut Reader) -> Result<QueueModel> {
                     let zone = q
                         .buffer("zone")?
                         .ok_or_else(|| q.missing("zone", "missing; expected the depth of the drop zone as a size or time"))?;
-                    QueueModel::RandomDrop { zone }
+                    let probability = q.probability("probability")?;
+                    QueueModel::RandomDrop { zone, probability }
                 }
                 "threshold-dropper" => {
                     let threshold = match q.size("threshold")? {

@@ -165,6 +165,24 @@ fn each_class_of_mistake_names_file_key_and_expectation() {
         (GOOD.to_string(), vec![("tcp.min_ssthresh", "0.5")], "bad.toml: tcp.min_ssthresh: expected a number of packets ≥ 1, got 0.5"),
         (
             GOOD.to_string(),
+            vec![("tcp.profile", "\"bsd\"")],
+            "bad.toml: tcp.profile: unknown profile \"bsd\" (valid: linux, htsim, ns2-sack, newreno)",
+        ),
+        (
+            GOOD.to_string(),
+            vec![("tcp.sack", "false")],
+            "bad.toml: tcp.sack: RACK needs SACK: set sack = true, or rack = false (profile \"linux\")",
+        ),
+        (
+            GOOD.to_string(),
+            vec![("flow.f.tcp", "{ profile = \"newreno\", tlp = true }")],
+            "bad.toml: flow.f.tcp.tlp: tail loss probes need RACK: set rack = true, or tlp = false (profile \"newreno\")",
+        ),
+        (GOOD.to_string(), vec![("tcp.recovery", "\"prr2\"")], "bad.toml: tcp.recovery: unknown recovery \"prr2\"; did you mean \"prr\"?"),
+        (GOOD.to_string(), vec![("tcp.jitter", "5")], "bad.toml: tcp.jitter: "),
+        (GOOD.to_string(), vec![("tcp.syn_size", "\"2pkt\"")], "bad.toml: tcp.syn_size: expected a size in bytes"),
+        (
+            GOOD.to_string(),
             vec![("flow.f.cc", "lai")],
             "bad.toml: flow.f.cc: unknown algorithm \"lai\"; did you mean \"lia\"? (valid: reno, mult-tcp, uncoupled, coupled, semicoupled-phi",
         ),
