@@ -29,9 +29,6 @@ pub enum Hop {
     Link(LinkId),
     /// Propagate through a pipe (an uncongested path: no queue, no serialization).
     Pipe(PipeId),
-    /// Wait in a pipe until the time the sender wrote in the packet's `due` field, in order
-    /// (a sender's random send delay).
-    Hold(PipeId),
     /// Hand the packet to the transport endpoint with this number.
     Deliver(u32),
 }
@@ -154,12 +151,6 @@ impl Network {
             }
             Hop::Pipe(p) => {
                 if let Some(at) = self.pipes[p.0 as usize].enter(&mut self.packets, id, now) {
-                    events.schedule(at, NetEvent::PipeExit(p).into());
-                }
-                None
-            }
-            Hop::Hold(p) => {
-                if let Some(at) = self.pipes[p.0 as usize].hold(&mut self.packets, id, now) {
                     events.schedule(at, NetEvent::PipeExit(p).into());
                 }
                 None

@@ -43,7 +43,7 @@ pub struct Packet {
     pub data_seq: u64,
     /// Data: when it was sent. Ack: the echoed send time of the segment that triggered it.
     pub timestamp: Time,
-    /// When the packet leaves the pipe it is in (for a [`crate::Hop::Hold`], set by the sender).
+    /// When the packet leaves the pipe it is in (a sender's send delay: see [`crate::Pipe::enter`]).
     pub due: Time,
     /// Ack: up to three SACK blocks (RFC 2018), most recent first, each `(start, end)` as
     /// offsets above `seq` (segments `seq + start .. seq + end`); `(0, 0)` marks no block.

@@ -10,14 +10,12 @@ use crate::time::Time;
 pub struct Pipe {
     delay: Time,
     fifo: PacketFifo,
-    /// Exit time of the last packet held (see [`Pipe::hold`]).
-    last_due: Time,
 }
 
 impl Pipe {
     /// A pipe of constant `delay`.
     pub fn new(delay: Time) -> Pipe {
-        Pipe { delay, fifo: PacketFifo::default(), last_due: Time::ZERO }
+        Pipe { delay, fifo: PacketFifo::default() }
     }
 
     /// The propagation delay.
@@ -31,23 +29,13 @@ impl Pipe {
     }
 
     /// Puts `id` in at `now`; returns its exit time if it is the new head (an exit event is due).
+    /// A packet whose `due` field is already later than `now + delay` leaves then instead: a
+    /// sender's send delay, in a pipe of its own (the sender keeps those times in order; any
+    /// other packet's `due` is the time it left its previous hop, not later than `now`).
     #[inline]
     pub fn enter(&mut self, arena: &mut PacketArena, id: PacketId, now: Time) -> Option<Time> {
-        let due = now + self.delay;
+        let due = (now + self.delay).max(arena[id].due);
         arena[id].due = due;
-        let was_empty = self.fifo.is_empty();
-        self.fifo.push(arena, id);
-        was_empty.then_some(due)
-    }
-
-    /// Puts `id` in at `now` to leave at the time already in its `due` field, or when the
-    /// packet before it leaves if that is later (a hold keeps packets in order). Returns its
-    /// exit time if it is the new head.
-    #[inline]
-    pub fn hold(&mut self, arena: &mut PacketArena, id: PacketId, now: Time) -> Option<Time> {
-        let due = arena[id].due.max(now).max(self.last_due);
-        arena[id].due = due;
-        self.last_due = due;
         let was_empty = self.fifo.is_empty();
         self.fifo.push(arena, id);
         was_empty.then_some(due)

@@ -165,7 +165,12 @@ impl Profile {
                 max_rto: Time::from_secs(60),
                 initial_rto: Time::from_secs(3),
                 initial_cwnd: 2.0,
+                // ns-2's initial ssthresh is its `window_`, 20 packets by default.
+                initial_ssthresh: 20.0,
+                growth: Growth::PerAck,
                 sack: true,
+                handshake: true,
+                syn_size: 40,
                 ..base
             },
         }
@@ -346,7 +351,8 @@ settings! {
     /// Longest a delayed acknowledgement waits.
     delayed_ack_timeout: Time, SettingKind::Time, Time::from_ms(40);
     /// Linux's quick-ACK mode: this many segments are acknowledged at once at the start and
-    /// after out-of-order data, before delayed ACKs resume (Linux: 16, `TCP_MAX_QUICKACKS`).
+    /// after out-of-order data, before delayed ACKs resume (Linux: 16, `TCP_MAX_QUICKACKS`);
+    /// no effect without `delayed_ack`.
     quick_acks: u32, SettingKind::Count, 0;
     /// Sending during loss recovery.
     recovery: Recovery, SettingKind::Choice(&RECOVERY_NAMES), Recovery::NewReno;
@@ -387,9 +393,6 @@ impl TcpConfig {
         }
         if self.min_rto > self.max_rto {
             return Err((["max_rto", "min_rto"], format!("must be at least min_rto ({}), got {}", self.min_rto, self.max_rto)));
-        }
-        if self.quick_acks > 0 && !self.delayed_ack {
-            return Err((["quick_acks", "delayed_ack"], "quick ACKs only make sense with delayed_ack = true: set quick_acks = 0".into()));
         }
         Ok(())
     }

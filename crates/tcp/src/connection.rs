@@ -121,8 +121,18 @@ pub struct Connection {
     pub started: bool,
     /// When the receiver got the last byte of a finite transfer.
     pub completed_at: Option<Time>,
-    /// The random stream of the send jitter (with `jitter` above zero).
-    pub jitter: Option<Stream>,
+    /// The send jitter's state (with `jitter` above zero).
+    pub jitter: Option<Box<Jitter>>,
+}
+
+/// The send jitter of a connection: its random stream, and per subflow the time the last
+/// packet was let go (each waits at least until then, so none overtakes another).
+#[derive(Debug)]
+pub struct Jitter {
+    /// The connection's own stream.
+    pub rng: Stream,
+    /// Per subflow, when its last packet leaves the jitter pipe.
+    pub last_due: Vec<Time>,
 }
 
 impl Connection {
@@ -155,6 +165,7 @@ impl Connection {
     }
 
     /// Data packet `id` reached subflow `r`'s receiver; turns it into the ACK (or frees it).
+    #[inline(always)]
     pub fn on_data(&mut self, r: usize, id: PacketId, ctx: &mut Ctx) {
         let p = &ctx.net.packets[id];
         let action = self.receivers[r].on_data(p.seq, p.timestamp, p.retransmitted);
@@ -206,7 +217,10 @@ impl Connection {
         p.data_seq = data_ack;
         p.timestamp = ack.echo;
         p.retransmitted = ack.echo_retransmitted;
-        p.sack = ack.sack;
+        if ack.sack[0].1 != 0 {
+            // (A packet turned into an ACK carries no blocks before: data packets have none.)
+            p.sack = ack.sack;
+        }
         let delivered = ctx.net.send(id, self.senders[r].ack_route, &mut ctx.events);
         debug_assert!(delivered.is_none(), "every route crosses at least one pipe");
     }

@@ -101,6 +101,10 @@ impl Receiver {
         }
         let filled_hole = in_order && self.next > seq + 1;
         let mut ack = Ack::cumulative(self.next, sent, retransmitted);
+        if !self.config.delayed_ack && !self.config.sack {
+            // One ACK per segment, cumulative only: the common case of the simpler profiles.
+            return AckAction::Send(ack);
+        }
         if self.config.sack && (!in_order || filled_hole || self.blocks[0].1 > 0) {
             ack.sack = self.sack_blocks(seq);
         }

@@ -53,9 +53,10 @@ impl RttEstimator {
     pub fn sample(&mut self, r: Time, acked: u64, next: u64) -> bool {
         let new_min = r < self.min_rtt;
         self.min_rtt = self.min_rtt.min(r);
-        match self.formula {
-            RtoFormula::Rfc6298 => self.sample_rfc6298(r),
-            RtoFormula::Linux => self.sample_linux(r, acked, next),
+        if self.formula == RtoFormula::Rfc6298 {
+            self.sample_rfc6298(r);
+        } else {
+            self.sample_linux(r, acked, next);
         }
         // A valid sample ends the backoff (RFC 6298 (5.7) note; Linux resets on new data).
         self.backoff = 0;
@@ -63,6 +64,7 @@ impl RttEstimator {
         new_min
     }
 
+    #[inline]
     fn sample_rfc6298(&mut self, r: Time) {
         match self.srtt {
             None => {
@@ -84,6 +86,7 @@ impl RttEstimator {
 
     /// Linux's `tcp_rtt_estimator` and `__tcp_set_rto`, with `rttvar` holding `mdev` (not
     /// scaled by 4 here: the factor is applied where Linux's scaled value is used).
+    #[inline(never)]
     fn sample_linux(&mut self, r: Time, acked: u64, next: u64) {
         let m = r.0 as i128;
         match self.srtt {

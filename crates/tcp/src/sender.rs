@@ -81,8 +81,8 @@ pub trait Window {
     fn reduce(&mut self) -> (f64, Option<f64>);
     /// Tells the law whether the subflow is in fast recovery.
     fn set_recovering(&mut self, on: bool);
-    /// A new RTT estimate: smoothed RTT and, if it is one, the new minimum.
-    fn rtt_sampled(&mut self, srtt: Time, new_min: Option<Time>);
+    /// A new RTT estimate: smoothed RTT and, if it is one, the new minimum, seconds.
+    fn rtt_sampled(&mut self, srtt: f64, new_min: Option<f64>);
     /// Records `newly` segments acknowledged.
     fn acked(&mut self, newly: u64);
 }
@@ -134,22 +134,20 @@ pub enum TimerAction {
     Wake,
 }
 
-/// What an acknowledgement asks of the connection, in this order: send `retransmit` (whatever
-/// the window), apply `timer`, then send what [`SubflowSender::next_send`] allows if `send`.
+/// What an acknowledgement asks of the connection. (An enum of 16 bytes, returned in two
+/// registers: this is on every ACK's path.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AckOutcome {
-    /// A segment to retransmit at once (fast retransmit, a partial ACK's hole).
-    pub retransmit: Option<u64>,
-    /// The timer.
-    pub timer: TimerAction,
-    /// Whether the window may have room: run the send loop.
-    pub send: bool,
-    /// The handshake just completed on this subflow.
-    pub established: bool,
-}
-
-impl AckOutcome {
-    const NOTHING: AckOutcome = AckOutcome { retransmit: None, timer: TimerAction::Keep, send: false, established: false };
+pub enum AckOutcome {
+    /// Nothing (an old ACK, or a duplicate with nothing to send); new room at the data level
+    /// may still let the connection send.
+    Nothing,
+    /// Apply the timer action, then send what [`SubflowSender::next_send`] allows.
+    Send(TimerAction),
+    /// Resend this segment at once whatever the window (fast retransmit, a partial ACK's
+    /// hole), apply the timer action, then send what the window allows.
+    Retransmit(u64, TimerAction),
+    /// The handshake just completed on this subflow: send what the window allows.
+    Established,
 }
 
 /// What a timer wake-up asks of the connection.
@@ -234,6 +232,8 @@ pub struct SubflowSender {
 /// The settings the machine reads on every ACK, copied out of [`TcpConfig`].
 #[derive(Clone, Copy, Debug)]
 struct SenderSettings {
+    /// No probes, no reorder timer, no coarse timer: the timer is the RTO alone, at its time.
+    exact_rto_only: bool,
     recovery: Recovery,
     per_ack: bool,
     full_ack: FullAck,
@@ -272,6 +272,7 @@ impl SubflowSender {
             probe_resent: false,
             syn_resent: false,
             settings: SenderSettings {
+                exact_rto_only: !config.tlp && !config.rack && config.timer_granularity == Time::ZERO,
                 recovery: config.recovery,
                 per_ack: config.growth == Growth::PerAck,
                 full_ack: config.full_ack,
@@ -328,11 +329,13 @@ impl SubflowSender {
         self.recover.is_none_or(|r| ack > r)
     }
 
+    #[inline]
     fn account<W: Window>(&mut self, now: Time, w: &W) {
         self.account_cwnd(now, w.cwnd());
     }
 
     /// Brings the time integral of the window, `cwnd` since the last change, up to `now`.
+    #[inline]
     pub fn account_cwnd(&mut self, now: Time, cwnd: f64) {
         self.counters.cwnd_seconds += cwnd * (now - self.cwnd_since).as_secs_f64();
         self.cwnd_since = now;
@@ -344,27 +347,34 @@ impl SubflowSender {
     /// go-back-N or the scoreboard's next lost segment first, then new data.
     #[inline]
     pub fn next_send(&mut self, window: u64) -> Option<Send> {
-        if self.phase == Phase::SynSent {
-            return None;
-        }
-        match &mut self.board {
-            None => {
-                if self.in_flight() >= window {
-                    None
-                } else if self.snd_nxt < self.snd_max {
-                    Some(Send::Retransmit(self.snd_nxt))
-                } else {
-                    Some(Send::New)
-                }
-            }
-            Some(b) => {
-                if b.pipe() >= window {
-                    None
-                } else {
-                    Some(b.next_to_resend().map_or(Send::New, Send::Retransmit))
-                }
-            }
-        }
+        let (in_flight, nxt) = (self.in_flight(), self.snd_nxt);
+        let next = match &mut self.board {
+            None if in_flight >= window => return None,
+            None if nxt < self.snd_max => return Some(Send::Retransmit(nxt)),
+            None => Send::New,
+            Some(b) if b.pipe() >= window => return None,
+            Some(b) => b.next_to_resend().map_or(Send::New, Send::Retransmit),
+        };
+        // Before the handshake completes nothing is outstanding: nothing to resend either.
+        (self.phase != Phase::SynSent).then_some(next)
+    }
+
+    /// Whether the window has room for a new segment and nothing waits to be resent (the
+    /// test of the send loop for new data: [`SubflowSender::next_send`] would say `New`).
+    #[inline]
+    pub fn room_for_new(&self, window: u64) -> bool {
+        let room = match &self.board {
+            None => self.snd_nxt == self.snd_max && self.in_flight() < window,
+            Some(b) => b.to_resend() == 0 && b.pipe() < window,
+        };
+        room && self.phase != Phase::SynSent
+    }
+
+    /// Whether anything waits to be resent (a go-back-N in progress, or segments marked lost):
+    /// the cheap test before [`SubflowSender::next_send`] on every ACK.
+    #[inline]
+    pub fn has_resend(&self) -> bool {
+        self.snd_nxt < self.snd_max || self.board.as_ref().is_some_and(|b| b.to_resend() > 0)
     }
 
     /// Records the transmission of segment `seq` at `now` (new if it is `snd_max`).
@@ -385,12 +395,23 @@ impl SubflowSender {
         }
     }
 
-    /// Records the new segment `seq` carrying data segment `data_seq` (multipath).
+    /// Records the transmission of a new segment (number `snd_max`) carrying data segment
+    /// `data_seq`, at `now`: [`SubflowSender::on_sent`] for the common case.
     #[inline]
-    pub fn map_data(&mut self, data_seq: u64) {
+    pub fn on_sent_new(&mut self, data_seq: u64, now: Time) {
+        debug_assert_eq!(self.snd_nxt, self.snd_max);
         if let Some(map) = &mut self.data_seqs {
             map.push_back(data_seq);
         }
+        self.counters.sent += 1;
+        if self.phase == Phase::Recovery {
+            self.prr.out += 1;
+        }
+        if let Some(b) = &mut self.board {
+            b.sent(self.snd_max, now);
+        }
+        self.snd_nxt += 1;
+        self.snd_max = self.snd_nxt;
     }
 
     // ----- the timer -----------------------------------------------------------------------
@@ -409,6 +430,9 @@ impl SubflowSender {
         let rto = now + self.rtt.timeout();
         self.rto_deadline = rto;
         self.timer_kind = TimerKind::Rto;
+        if self.settings.exact_rto_only {
+            return self.wake_for_exact(rto);
+        }
         if self.settings.tlp
             && self.phase == Phase::Open
             && self.probe_end.is_none()
@@ -433,6 +457,16 @@ impl SubflowSender {
     /// Schedules a wake-up for the current deadlines if none is pending early enough.
     pub fn wake(&mut self, now: Time) -> Option<Time> {
         self.wake_for(self.rto_deadline.min(self.reorder_at).max(now))
+    }
+
+    /// [`SubflowSender::wake_for`] without a coarse timer.
+    #[inline]
+    fn wake_for_exact(&mut self, at: Time) -> Option<Time> {
+        if self.rto_event <= at {
+            return None;
+        }
+        self.rto_event = at;
+        Some(at)
     }
 
     fn wake_for(&mut self, deadline: Time) -> Option<Time> {
@@ -549,21 +583,22 @@ impl SubflowSender {
     /// The SYN-ACK arrived: the first RTT sample, and the subflow may send.
     fn on_syn_ack<W: Window>(&mut self, ack: &Ack, now: Time, w: &mut W) -> AckOutcome {
         if self.phase != Phase::SynSent {
-            return AckOutcome::NOTHING; // a duplicate SYN-ACK
+            return AckOutcome::Nothing; // a duplicate SYN-ACK
         }
         self.phase = Phase::Open;
         if !self.syn_resent || self.settings.timestamps {
             self.sample_rtt(now - ack.echo, w);
         }
         self.stop_timer();
-        AckOutcome { retransmit: None, timer: TimerAction::Keep, send: true, established: true }
+        AckOutcome::Established
     }
 
+    #[inline(always)]
     fn sample_rtt<W: Window>(&mut self, rtt: Time, w: &mut W) {
         let new_min = self.rtt.sample(rtt, self.snd_una, self.snd_max);
-        let srtt = self.rtt.srtt().expect("sampled");
-        w.rtt_sampled(srtt, new_min.then_some(rtt));
-        self.counters.srtt_sum += srtt.as_secs_f64();
+        let srtt = self.rtt.srtt().expect("sampled").as_secs_f64();
+        w.rtt_sampled(srtt, new_min.then(|| rtt.as_secs_f64()));
+        self.counters.srtt_sum += srtt;
         self.counters.rtt_samples += 1;
     }
 
@@ -601,14 +636,14 @@ impl SubflowSender {
                 w.grow(if self.settings.per_ack { 1 } else { newly });
             }
             let timer = if self.outstanding() { TimerAction::Restart } else { TimerAction::Stop };
-            AckOutcome { retransmit: None, timer, send: true, established: false }
+            AckOutcome::Send(timer)
         } else if ack.next == self.snd_una && self.outstanding() {
             if self.settings.rtt_every_ack && (!ack.echo_retransmitted || self.settings.timestamps) {
                 self.sample_rtt(now - ack.echo, w);
             }
             self.on_duplicate(ack.next, now, w)
         } else {
-            AckOutcome::NOTHING
+            AckOutcome::Nothing
         }
     }
 
@@ -648,7 +683,7 @@ impl SubflowSender {
         }
         let restart = first || self.settings.partial_ack_timer == PartialAckTimer::SlowButSteady;
         let timer = if restart { TimerAction::Restart } else { TimerAction::Keep };
-        Some(AckOutcome { retransmit: Some(self.snd_una), timer, send: true, established: false })
+        Some(AckOutcome::Retransmit(self.snd_una, timer))
     }
 
     /// Without SACK, the window on leaving fast recovery by a full ACK or a timeout.
@@ -693,7 +728,7 @@ impl SubflowSender {
     #[inline(never)]
     fn on_duplicate<W: Window>(&mut self, ack: u64, now: Time, w: &mut W) -> AckOutcome {
         self.dupacks += 1;
-        let send = AckOutcome { retransmit: None, timer: TimerAction::Keep, send: true, established: false };
+        let send = AckOutcome::Send(TimerAction::Keep);
         if self.phase == Phase::Recovery {
             self.prr.sacked += 1;
             self.account(now, w);
@@ -719,9 +754,9 @@ impl SubflowSender {
                 Recovery::NewReno => w.set_cwnd(ssthresh + 3.0),
                 Recovery::Prr => self.prr_window(1, 1, w),
             }
-            AckOutcome { retransmit: Some(self.snd_una), ..send }
+            AckOutcome::Retransmit(self.snd_una, TimerAction::Keep)
         } else {
-            AckOutcome { send: true, ..AckOutcome::NOTHING }
+            AckOutcome::Nothing
         }
     }
 
@@ -733,7 +768,7 @@ impl SubflowSender {
     fn on_sack_ack<W: Window>(&mut self, ack: &Ack, now: Time, w: &mut W) -> AckOutcome {
         let advanced = ack.next > self.snd_una;
         if ack.next < self.snd_una || (!advanced && ack.sack[0].1 == 0 && !self.outstanding()) {
-            return AckOutcome::NOTHING;
+            return AckOutcome::Nothing;
         }
         if (advanced || self.settings.rtt_every_ack) && (!ack.echo_retransmitted || self.settings.timestamps) {
             self.sample_rtt(now - ack.echo, w);
@@ -761,12 +796,13 @@ impl SubflowSender {
         if self.settings.rack {
             self.rack_detect(now, false);
         }
-        let mut outcome = AckOutcome { retransmit: None, timer: TimerAction::Keep, send: true, established: false };
-        if advanced {
-            outcome.timer = if self.outstanding() { TimerAction::Restart } else { TimerAction::Stop };
+        let timer = if advanced {
+            if self.outstanding() { TimerAction::Restart } else { TimerAction::Stop }
         } else if self.reorder_at < reorder_before {
-            outcome.timer = TimerAction::Wake;
-        }
+            TimerAction::Wake
+        } else {
+            TimerAction::Keep
+        };
         if self.probe_end.is_some_and(|end| ack.next >= end) {
             // RFC 8985 §7.4: the probe's episode is over. If it resent a segment and the
             // sender never entered recovery, the probe repaired a loss: reduce the window.
@@ -774,7 +810,7 @@ impl SubflowSender {
             if self.probe_resent && self.phase == Phase::Open {
                 let ssthresh = self.loss_event(w);
                 w.set_cwnd(ssthresh);
-                return outcome;
+                return AckOutcome::Send(timer);
             }
         }
         match self.phase {
@@ -792,13 +828,15 @@ impl SubflowSender {
                     self.phase = Phase::Open;
                 }
                 if self.phase == Phase::Open && self.enter_recovery_if_lost(w, now) {
-                    outcome.retransmit = self.board.as_mut().and_then(Scoreboard::next_to_resend);
+                    if let Some(seq) = self.board.as_mut().and_then(Scoreboard::next_to_resend) {
+                        return AckOutcome::Retransmit(seq, timer);
+                    }
                 } else if advanced {
                     w.grow(if self.settings.per_ack { 1 } else { newly });
                 }
             }
         }
-        outcome
+        AckOutcome::Send(timer)
     }
 
     /// RACK's loss detection (RFC 8985 §6.2), with the reordering window of Linux's

@@ -10,7 +10,7 @@ use sim_core::{Packet, PacketId, PacketKind, Time};
 use crate::connection::{Connection, Ctx};
 use crate::event::Event;
 use crate::receiver::Ack;
-use crate::sender::{SYN_SEQ, Send, TimerAction, TimerOutcome, Window};
+use crate::sender::{AckOutcome, SYN_SEQ, Send, TimerAction, TimerOutcome, Window};
 
 /// One subflow's window as its sender sees it: the connection's law over all its subflows.
 struct Law<'a> {
@@ -38,17 +38,16 @@ impl Window for Law<'_> {
 
     #[inline]
     fn grow(&mut self, newly: u64) {
-        let st = &self.states[self.r];
+        let (cwnd, ssthresh) = (self.states[self.r].cwnd, self.states[self.r].ssthresh);
         // (`newly` is far below 2^63: converting through i64 is one instruction.)
-        let growth = if st.cwnd < st.ssthresh {
+        let growth = if cwnd < ssthresh {
             // Slow start with appropriate byte counting, L = 2 (RFC 3465).
             newly.min(2) as i64 as f64
         } else {
             newly as i64 as f64 * self.cc.increase(self.states, self.r)
         };
         // Some laws (OLIA, RSF) may shrink the window; it never goes below one packet.
-        let st = &mut self.states[self.r];
-        st.cwnd = (st.cwnd + growth).max(1.0);
+        self.states[self.r].cwnd = (cwnd + growth).max(1.0);
     }
 
     fn reduce(&mut self) -> (f64, Option<f64>) {
@@ -69,11 +68,11 @@ impl Window for Law<'_> {
     }
 
     #[inline]
-    fn rtt_sampled(&mut self, srtt: Time, new_min: Option<Time>) {
+    fn rtt_sampled(&mut self, srtt: f64, new_min: Option<f64>) {
         let st = &mut self.states[self.r];
-        st.srtt = srtt.as_secs_f64();
+        st.srtt = srtt;
         if let Some(m) = new_min {
-            st.min_rtt = m.as_secs_f64();
+            st.min_rtt = m;
         }
     }
 
@@ -131,26 +130,27 @@ impl Connection {
     /// Sends packet `id` on subflow `r`'s route, after the send jitter if there is one.
     #[inline(always)]
     fn send_on(&mut self, r: usize, id: PacketId, ctx: &mut Ctx) {
-        if let Some(rng) = &mut self.jitter {
-            let jitter = self.config.jitter.as_ps();
-            ctx.net.packets[id].due = ctx.events.now() + Time(rng.random_range(0..=jitter));
+        if let Some(jitter) = &mut self.jitter {
+            // In order: never before the packet sent before it on this subflow.
+            let due = ctx.events.now() + Time(jitter.rng.random_range(0..=self.config.jitter.as_ps()));
+            let last = &mut jitter.last_due[r];
+            *last = due.max(*last);
+            ctx.net.packets[id].due = *last;
         }
         let delivered = ctx.net.send(id, self.senders[r].route, &mut ctx.events);
         debug_assert!(delivered.is_none(), "every route crosses at least one link");
     }
 
-    /// Sends subflow `r`'s segment `seq`, carrying data segment `data_seq`.
+    /// Sends subflow `r`'s segment `seq`, carrying data segment `data_seq` (already recorded
+    /// by the sender).
     #[inline(always)]
-    fn transmit(&mut self, r: usize, seq: u64, data_seq: u64, ctx: &mut Ctx) {
-        let now = ctx.events.now();
+    fn transmit(&mut self, r: usize, seq: u64, data_seq: u64, retransmitted: bool, ctx: &mut Ctx) {
         let size = self.segment_size(data_seq, ctx.mss);
-        let s = &mut self.senders[r];
         let mut p = Packet::new(PacketKind::Data, size, 0);
         p.seq = seq;
         p.data_seq = data_seq;
-        p.timestamp = now;
-        p.retransmitted = seq < s.snd_max;
-        s.on_sent(seq, now);
+        p.timestamp = ctx.events.now();
+        p.retransmitted = retransmitted;
         let id = match ctx.spare.take() {
             Some(id) => {
                 ctx.net.packets[id] = p;
@@ -167,8 +167,10 @@ impl Connection {
     /// Resends subflow `r`'s segment `seq`.
     #[inline]
     fn retransmit(&mut self, r: usize, seq: u64, ctx: &mut Ctx) {
-        let data_seq = self.senders[r].data_seq(seq);
-        self.transmit(r, seq, data_seq, ctx);
+        let s = &mut self.senders[r];
+        let data_seq = s.data_seq(seq);
+        s.on_sent(seq, ctx.events.now());
+        self.transmit(r, seq, data_seq, true, ctx);
     }
 
     #[inline(always)]
@@ -190,9 +192,10 @@ impl Connection {
     #[inline(always)]
     fn send_new(&mut self, r: usize, ctx: &mut Ctx) -> bool {
         let Some(data_seq) = self.data.take() else { return false };
-        let seq = self.senders[r].snd_max;
-        self.senders[r].map_data(data_seq);
-        self.transmit(r, seq, data_seq, ctx);
+        let s = &mut self.senders[r];
+        let seq = s.snd_max;
+        s.on_sent_new(data_seq, ctx.events.now());
+        self.transmit(r, seq, data_seq, false, ctx);
         true
     }
 
@@ -200,6 +203,9 @@ impl Connection {
     /// segments on its scoreboard).
     #[inline(always)]
     fn resend(&mut self, r: usize, ctx: &mut Ctx) {
+        if !self.senders[r].has_resend() {
+            return;
+        }
         loop {
             let window = self.window(r);
             let Some(Send::Retransmit(seq)) = self.senders[r].next_send(window) else { break };
@@ -216,7 +222,7 @@ impl Connection {
         }
         if !self.multipath() {
             let window = self.window(0);
-            while self.senders[0].next_send(window) == Some(Send::New) {
+            while self.senders[0].room_for_new(window) {
                 if !self.send_new(0, ctx) {
                     break;
                 }
@@ -231,8 +237,7 @@ impl Connection {
             let mut best: Option<usize> = None;
             for r in 0..self.senders.len() {
                 let window = self.window(r);
-                if self.senders[r].next_send(window) == Some(Send::New)
-                    && best.is_none_or(|b| self.states[r].srtt.total_cmp(&self.states[b].srtt).is_lt())
+                if self.senders[r].room_for_new(window) && best.is_none_or(|b| self.states[r].srtt.total_cmp(&self.states[b].srtt).is_lt())
                 {
                     best = Some(r);
                 }
@@ -260,11 +265,29 @@ impl Connection {
         let window_opened = data_ack > self.data.acked;
         self.data.acked = self.data.acked.max(data_ack);
         let now = ctx.events.now();
-        let out = with_sender!(self, r, |s, w| s.on_ack(&ack, now, w));
-        if let Some(seq) = out.retransmit {
-            self.retransmit(r, seq, ctx);
-        }
-        match out.timer {
+        let timer = match with_sender!(self, r, |s, w| s.on_ack(&ack, now, w)) {
+            AckOutcome::Send(timer) => timer,
+            AckOutcome::Retransmit(seq, timer) => {
+                self.retransmit(r, seq, ctx);
+                timer
+            }
+            AckOutcome::Established => {
+                if r == 0 {
+                    // MPTCP: the other subflows join once the first is established.
+                    for other in 1..self.senders.len() {
+                        self.send_syn(other, ctx);
+                    }
+                }
+                TimerAction::Keep
+            }
+            AckOutcome::Nothing => {
+                if window_opened {
+                    self.schedule(ctx);
+                }
+                return;
+            }
+        };
+        match timer {
             TimerAction::Keep => {}
             TimerAction::Restart => self.arm_timer(r, ctx),
             TimerAction::Stop => self.senders[r].stop_timer(),
@@ -274,18 +297,8 @@ impl Connection {
                 }
             }
         }
-        if out.established && r == 0 {
-            // MPTCP: the other subflows join once the first is established.
-            for other in 1..self.senders.len() {
-                self.send_syn(other, ctx);
-            }
-        }
-        if out.send {
-            self.resend(r, ctx);
-            self.schedule(ctx);
-        } else if window_opened {
-            self.schedule(ctx);
-        }
+        self.resend(r, ctx);
+        self.schedule(ctx);
     }
 
     /// The timer of subflow `r` woke up.

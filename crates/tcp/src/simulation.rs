@@ -6,7 +6,7 @@ use sim_core::rng::stream;
 use sim_core::{BufferLimit, Discipline, EventList, Hop, Link, LinkCounters, LinkId, Network, PacketKind, Pipe, PipeId, Rate, Time};
 
 use crate::config::TcpConfig;
-use crate::connection::{Connection, Ctx, DataLevel};
+use crate::connection::{Connection, Ctx, DataLevel, Jitter};
 use crate::event::{Event, MAX_INDEX};
 use crate::receiver::{Ack, Receiver, ReceiverConfig};
 use crate::records::{FlowRecord, LinkRecord, RunOutput, RunStats, Sample, SubflowRecord};
@@ -196,8 +196,9 @@ impl Simulation {
             let global = first_subflow + r as u32;
             let mut hops: Vec<Hop> = Vec::with_capacity(path.len() + 1);
             if spec.tcp.jitter > Time::ZERO {
-                // The send jitter: a hold in front of the path, in order (ns-2's `overhead_`).
-                hops.push(Hop::Hold(self.ctx.net.add_pipe(Pipe::new(Time::ZERO))));
+                // The send jitter: a pipe of its own in front of the path, where each packet
+                // waits until the time the sender drew for it (ns-2's `overhead_`).
+                hops.push(Hop::Pipe(self.ctx.net.add_pipe(Pipe::new(Time::ZERO))));
             }
             hops.extend(path.iter().map(|l| self.forward_hop(*l)));
             let route = self.ctx.net.add_route(&hops, endpoint(global, true));
@@ -216,7 +217,9 @@ impl Simulation {
         if let Some(stop) = spec.stop {
             self.ctx.events.schedule_timer(stop, Event::Stop(conn_index));
         }
-        let jitter = (spec.tcp.jitter > Time::ZERO).then(|| stream(self.config.seed, &format!("flow.{}.jitter", spec.name)));
+        let jitter = (spec.tcp.jitter > Time::ZERO).then(|| {
+            Box::new(Jitter { rng: stream(self.config.seed, &format!("flow.{}.jitter", spec.name)), last_due: vec![Time::ZERO; n] })
+        });
         self.conns.push(Connection {
             name: spec.name,
             cc: spec.algorithm.build(),
@@ -262,7 +265,7 @@ impl Simulation {
         self.report()
     }
 
-    #[inline]
+    #[inline(always)]
     fn dispatch(&mut self, event: Event) {
         match event {
             Event::Net(e) => {
@@ -278,7 +281,10 @@ impl Simulation {
                         }
                     } else {
                         let p = &ctx.net.packets[d.packet];
-                        let ack = Ack { next: p.seq, echo: p.timestamp, echo_retransmitted: p.retransmitted, sack: p.sack };
+                        let mut ack = Ack::cumulative(p.seq, p.timestamp, p.retransmitted);
+                        if p.sack[0].1 != 0 {
+                            ack.sack = p.sack;
+                        }
                         let data_ack = p.data_seq;
                         ctx.spare = Some(d.packet);
                         c.on_ack(r as usize, ack, data_ack, ctx);

@@ -3,7 +3,7 @@
 
 use sim_core::{RouteId, Time};
 use tcp::receiver::{AckAction, Receiver, ReceiverConfig};
-use tcp::sender::{Phase, Send, SubflowSender, TimerAction, TimerOutcome, Window};
+use tcp::sender::{AckOutcome, Phase, Send, SubflowSender, TimerAction, TimerOutcome, Window};
 use tcp::{Profile, TcpConfig};
 
 /// Reno's window, as the connection's law would apply it.
@@ -30,7 +30,7 @@ impl Window for Reno {
         (self.ssthresh, None)
     }
     fn set_recovering(&mut self, _: bool) {}
-    fn rtt_sampled(&mut self, _: Time, _: Option<Time>) {}
+    fn rtt_sampled(&mut self, _: f64, _: Option<f64>) {}
     fn acked(&mut self, _: u64) {}
 }
 
@@ -101,11 +101,16 @@ impl Script {
         }
         for (at, ack) in acks {
             self.now = self.now.max(at);
-            let out = self.sender.on_ack(&ack, self.now, &mut self.window);
-            if let Some(seq) = out.retransmit {
-                self.transmit(seq);
-            }
-            match out.timer {
+            let timer = match self.sender.on_ack(&ack, self.now, &mut self.window) {
+                AckOutcome::Nothing => continue,
+                AckOutcome::Established => TimerAction::Keep,
+                AckOutcome::Send(timer) => timer,
+                AckOutcome::Retransmit(seq, timer) => {
+                    self.transmit(seq);
+                    timer
+                }
+            };
+            match timer {
                 TimerAction::Restart => {
                     self.sender.arm_timer(self.now);
                 }
@@ -115,9 +120,7 @@ impl Script {
                 }
                 TimerAction::Keep => {}
             }
-            if out.send {
-                self.send();
-            }
+            self.send();
         }
     }
 
