@@ -58,6 +58,9 @@ pub struct Scoreboard {
     rack_rtt: Time,
     /// Whether RACK's state was advanced by the latest acknowledgement.
     rack_advanced: bool,
+    /// Outstanding segments ever retransmitted: while there are none, send times rise with
+    /// sequence numbers, and RACK's scan stops at the first segment sent after its reference.
+    resent_outstanding: u64,
 }
 
 impl Scoreboard {
@@ -94,6 +97,9 @@ impl Scoreboard {
         let flags = s.flags;
         s.sent = now;
         s.flags |= RETRANS | EVER_RETRANS;
+        if flags & EVER_RETRANS == 0 {
+            self.resent_outstanding += 1;
+        }
         if flags & RETRANS == 0 {
             self.retransmitted += 1;
         }
@@ -109,6 +115,9 @@ impl Scoreboard {
         self.rack_advanced = false;
         while self.base < una {
             let s = self.segments.pop_front().expect("una within the outstanding segments");
+            if s.flags & EVER_RETRANS != 0 {
+                self.resent_outstanding -= 1;
+            }
             if s.flags & SACKED != 0 {
                 self.sacked -= 1;
             } else {
@@ -225,6 +234,9 @@ impl Scoreboard {
                 continue;
             }
             if (s.sent, seq) >= (self.rack_sent, self.rack_seq) {
+                if self.resent_outstanding == 0 {
+                    break; // every segment from here on was sent later still
+                }
                 continue;
             }
             let deadline = s.sent + self.rack_rtt + reo_wnd;

@@ -232,8 +232,8 @@ pub struct SubflowSender {
 /// The settings the machine reads on every ACK, copied out of [`TcpConfig`].
 #[derive(Clone, Copy, Debug)]
 struct SenderSettings {
-    /// No probes, no reorder timer, no coarse timer: the timer is the RTO alone, at its time.
-    exact_rto_only: bool,
+    /// No probes, no reorder timer: the timer is the RTO alone.
+    rto_only: bool,
     recovery: Recovery,
     per_ack: bool,
     full_ack: FullAck,
@@ -272,7 +272,7 @@ impl SubflowSender {
             probe_resent: false,
             syn_resent: false,
             settings: SenderSettings {
-                exact_rto_only: !config.tlp && !config.rack && config.timer_granularity == Time::ZERO,
+                rto_only: !config.tlp && !config.rack,
                 recovery: config.recovery,
                 per_ack: config.growth == Growth::PerAck,
                 full_ack: config.full_ack,
@@ -417,6 +417,7 @@ impl SubflowSender {
     // ----- the timer -----------------------------------------------------------------------
 
     /// The time a wake-up for `deadline` is scheduled at: the next tick of a coarse timer.
+    #[inline]
     fn tick(&self, deadline: Time) -> Time {
         let g = self.settings.granularity.as_ps();
         if g == 0 || deadline == Time::NEVER { deadline } else { Time(deadline.as_ps().div_ceil(g).saturating_mul(g)) }
@@ -430,8 +431,8 @@ impl SubflowSender {
         let rto = now + self.rtt.timeout();
         self.rto_deadline = rto;
         self.timer_kind = TimerKind::Rto;
-        if self.settings.exact_rto_only {
-            return self.wake_for_exact(rto);
+        if self.settings.rto_only {
+            return self.wake_at(self.tick(rto));
         }
         if self.settings.tlp
             && self.phase == Phase::Open
@@ -459,10 +460,11 @@ impl SubflowSender {
         self.wake_for(self.rto_deadline.min(self.reorder_at).max(now))
     }
 
-    /// [`SubflowSender::wake_for`] without a coarse timer.
+    /// Makes sure a wake-up comes at `at` (already on the timer's ticks).
     #[inline]
-    fn wake_for_exact(&mut self, at: Time) -> Option<Time> {
+    fn wake_at(&mut self, at: Time) -> Option<Time> {
         if self.rto_event <= at {
+            // An earlier wake-up is pending; it will re-arm for the deadline when it fires.
             return None;
         }
         self.rto_event = at;
@@ -470,13 +472,7 @@ impl SubflowSender {
     }
 
     fn wake_for(&mut self, deadline: Time) -> Option<Time> {
-        let at = self.tick(deadline);
-        if self.rto_event <= at {
-            // An earlier wake-up is pending; it will re-arm for the deadline when it fires.
-            return None;
-        }
-        self.rto_event = at;
-        Some(at)
+        self.wake_at(self.tick(deadline))
     }
 
     /// Stops the retransmission timer (its pending wake-up becomes a no-op).

@@ -215,7 +215,7 @@ impl Connection {
 
     /// Fills window space with new data: subflow `r` alone on a single-path connection; on a
     /// multipath one, always the subflow with the lowest smoothed RTT among those with space.
-    #[inline]
+    #[inline(always)]
     fn schedule(&mut self, ctx: &mut Ctx) {
         if !self.started {
             return;
