@@ -5,46 +5,21 @@ use mptcp_cc::{Algorithm, ParamValue};
 use sim_core::{BufferLimit, Discipline, Rate, Time};
 use tcp::{FlowSpec, LinkIndex, LinkSpec, RunOutput, SimConfig, Simulation, TcpConfig};
 
-/// A path: a fast link (so the queue stays empty) with one-way delay `delay` and loss `loss`.
+mod common;
+
+/// A path with one-way delay `delay_ms` and loss `loss` (see `common::lossy`).
 fn lossy(name: &str, delay_ms: u64, loss: f64) -> LinkSpec {
-    LinkSpec {
-        name: name.into(),
-        rate: Rate::gbps(1),
-        delay: Time::from_ms(delay_ms),
-        buffer: BufferLimit::Packets(100_000),
-        discipline: Discipline::DropTail,
-        loss,
-        events: vec![],
-    }
+    common::lossy(name, Time::from_ms(delay_ms), loss)
 }
 
 fn flow(name: &str, algorithm: Algorithm, paths: Vec<Vec<LinkIndex>>) -> FlowSpec {
     // Seeds 000 and 002 run multipath subflows with a minimum ssthresh of one packet.
     let min_ssthresh = if paths.len() > 1 { 1.0 } else { 2.0 };
-    FlowSpec {
-        name: name.into(),
-        algorithm,
-        paths,
-        reverse_paths: None,
-        start: Time::ZERO,
-        stop: None,
-        size: None,
-        receive_buffer: None,
-        tcp: TcpConfig { min_ssthresh, ..TcpConfig::default() },
-    }
+    common::flow(name, algorithm, paths, TcpConfig { min_ssthresh, ..TcpConfig::default() })
 }
 
 fn run(links: Vec<LinkSpec>, flows: impl Fn(&[LinkIndex]) -> Vec<FlowSpec>, seconds: u64, seed: u64) -> RunOutput {
-    let mut sim =
-        Simulation::new(SimConfig { duration: Time::from_secs(seconds), warmup: Time::from_secs(20), seed, ..SimConfig::default() });
-    let ids: Vec<LinkIndex> = links.into_iter().map(|l| sim.add_link(l)).collect();
-    for f in flows(&ids) {
-        sim.add_flow(f);
-    }
-    let out = sim.run();
-    let s = out.stats;
-    assert_eq!(s.data_sent, s.data_delivered + s.data_dropped + s.data_in_flight, "{s:?}");
-    out
+    common::run(links, flows, seconds, 20, seed)
 }
 
 /// Goodput of one Reno flow alone on a path of `delay_ms` and `loss`.

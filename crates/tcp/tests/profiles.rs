@@ -2,47 +2,12 @@
 //! issue 11 that the `newreno` profile misses.
 
 use mptcp_cc::Algorithm;
-use sim_core::{BufferLimit, Discipline, Rate, Time};
-use tcp::{FlowSpec, Growth, LinkIndex, LinkSpec, Profile, RunOutput, SimConfig, Simulation, TcpConfig};
+use sim_core::Time;
+use tcp::{Growth, Profile, TcpConfig};
 
-fn lossy(name: &str, delay: Time, loss: f64) -> LinkSpec {
-    LinkSpec {
-        name: name.into(),
-        rate: Rate::gbps(1),
-        delay,
-        buffer: BufferLimit::Packets(100_000),
-        discipline: Discipline::DropTail,
-        loss,
-        events: vec![],
-    }
-}
+mod common;
 
-fn flow(name: &str, algorithm: Algorithm, paths: Vec<Vec<LinkIndex>>, tcp: TcpConfig) -> FlowSpec {
-    FlowSpec {
-        name: name.into(),
-        algorithm,
-        paths,
-        reverse_paths: None,
-        start: Time::ZERO,
-        stop: None,
-        size: None,
-        receive_buffer: None,
-        tcp,
-    }
-}
-
-fn run(links: Vec<LinkSpec>, flows: impl Fn(&[LinkIndex]) -> Vec<FlowSpec>, seconds: u64, warmup: u64, seed: u64) -> RunOutput {
-    let config = SimConfig { duration: Time::from_secs(seconds), warmup: Time::from_secs(warmup), seed, ..SimConfig::default() };
-    let mut sim = Simulation::new(config);
-    let ids: Vec<LinkIndex> = links.into_iter().map(|l| sim.add_link(l)).collect();
-    for f in flows(&ids) {
-        sim.add_flow(f);
-    }
-    let out = sim.run();
-    let s = out.stats;
-    assert_eq!(s.data_sent, s.data_delivered + s.data_dropped + s.data_in_flight, "{s:?}");
-    out
-}
+use common::{flow, lossy, run};
 
 /// Mathis et al.'s law with delayed ACKs: when an ACK of two segments grows the window as one
 /// would (Linux before 4.0, the seeds' testbeds: the `linux` profile), the window grows half a
