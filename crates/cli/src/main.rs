@@ -10,6 +10,7 @@
 
 mod aimd_run;
 mod dataset;
+mod output;
 mod plot;
 mod slurm;
 mod summarize;
@@ -50,6 +51,10 @@ enum Command {
         /// Run the scenario's short variant: its `[quick]` settings (or a 10 s run), before any `--set`.
         #[arg(long)]
         quick: bool,
+        /// Write the tables into an --out directory that holds other files, beside them (files
+        /// this tool did not write are never deleted; without this, such a directory is refused).
+        #[arg(long)]
+        overwrite: bool,
         /// Print nothing but errors.
         #[arg(long, short)]
         quiet: bool,
@@ -121,6 +126,9 @@ enum Command {
         /// Output file [default: DIR/<y>-vs-<x>.svg].
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Replace an --out file this tool did not write (a plot it drew is replaced anyway).
+        #[arg(long)]
+        overwrite: bool,
     },
     /// Check a scenario without running it.
     Validate {
@@ -177,23 +185,33 @@ fn default_out(file: &Path) -> PathBuf {
     Path::new("results").join(stem)
 }
 
-fn run(file: &Path, out: Option<PathBuf>, sets: &[String], seed: Option<u64>, quick: bool, quiet: bool) -> Result<(), String> {
+fn run(
+    file: &Path,
+    out: Option<PathBuf>,
+    sets: &[String],
+    seed: Option<u64>,
+    quick: bool,
+    overwrite: bool,
+    quiet: bool,
+) -> Result<(), String> {
     let mut sets = parse_sets(sets, seed)?;
     if quick {
         sets.splice(0..0, quick_variant(file)?);
     }
     let scenario = match topologies::load_experiment(file, &sets).map_err(|e| e.to_string())? {
         Experiment::Packet(s) => s,
-        Experiment::Aimd(s) => return run_aimd(file, &s, out, quiet),
+        Experiment::Aimd(s) => return run_aimd(file, &s, out, overwrite, quiet),
     };
     let sim = scenario.build().map_err(|e| e.to_string())?;
+    // Where the tables go is checked before the run, not after it.
+    let dir = out.unwrap_or_else(|| default_out(file));
+    let target = output::prepare(&dir, overwrite)?;
     let started = Instant::now();
     let output = sim.run();
     let wall = started.elapsed().as_secs_f64();
-    let dir = out.unwrap_or_else(|| default_out(file));
     let provenance = tables::Provenance { file: file.display().to_string(), scenario: scenario.text.clone(), seed: scenario.sim.seed };
     let metrics = scenario.metrics(&output);
-    let written = tables::write_run(&dir, &output, &metrics, &provenance)?;
+    let written = tables::write_run(&dir, target, &output, &metrics, &provenance)?;
     if !quiet {
         let name = scenario.meta.name.as_deref().unwrap_or("scenario");
         emit(&format!("{name} ({}), seed {}\n\n", file.display(), scenario.sim.seed));
@@ -206,14 +224,15 @@ fn run(file: &Path, out: Option<PathBuf>, sets: &[String], seed: Option<u64>, qu
 }
 
 /// `equipoise run` on an AIMD-model scenario.
-fn run_aimd(file: &Path, scenario: &topologies::AimdScenario, out: Option<PathBuf>, quiet: bool) -> Result<(), String> {
+fn run_aimd(file: &Path, scenario: &topologies::AimdScenario, out: Option<PathBuf>, overwrite: bool, quiet: bool) -> Result<(), String> {
+    let dir = out.unwrap_or_else(|| default_out(file));
+    let target = output::prepare(&dir, overwrite)?;
     let started = Instant::now();
     let report = aimd::run(&scenario.model).map_err(|e| format!("{}: aimd: {e}", file.display()))?;
     let wall = started.elapsed().as_secs_f64();
-    let dir = out.unwrap_or_else(|| default_out(file));
     let provenance = tables::Provenance { file: file.display().to_string(), scenario: scenario.text.clone(), seed: scenario.seed };
     let frames = aimd_run::frames(scenario, &report).map_err(|e| e.to_string())?;
-    let written = tables::write_tables(&dir, frames, &provenance)?;
+    let written = tables::write_tables(&dir, target, frames, &provenance)?;
     if !quiet {
         let name = scenario.meta.name.as_deref().unwrap_or("scenario");
         emit(&format!("{name} ({}), seed {}\n\n", file.display(), scenario.seed));
@@ -247,7 +266,8 @@ fn write_slurm(file: &Path, out: &Path, args: &slurm::SlurmArgs) -> Result<(), S
     let layout = sweep::SweepArgs { file: file.clone(), out: out.clone(), jobs: 1, shard: None, resume: true, quiet: true };
     sweep::prepare(&sweep, &layout)?;
     let script = out.join("sweep.sbatch");
-    std::fs::write(&script, slurm::script(&program, &file, &out, args)).map_err(|e| format!("cannot write {}: {e}", script.display()))?;
+    output::check_file(&script, slurm::SIGNATURE, false)?;
+    output::write_file_atomically(&script, slurm::script(&program, &file, &out, args).as_bytes())?;
     emit(&format!("wrote {}: submit it with `sbatch {}`\n", script.display(), script.display()));
     Ok(())
 }
@@ -255,7 +275,7 @@ fn write_slurm(file: &Path, out: &Path, args: &slurm::SlurmArgs) -> Result<(), S
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run { file, out, sets, seed, quick, quiet } => run(&file, out, &sets, seed, quick, quiet),
+        Command::Run { file, out, sets, seed, quick, overwrite, quiet } => run(&file, out, &sets, seed, quick, overwrite, quiet),
         Command::Validate { file, sets } => validate(&file, &sets),
         Command::Sweep {
             file,
@@ -292,8 +312,9 @@ fn main() -> ExitCode {
             }
         }
         Command::Summarize { dir } => summarize::summarize(&dir).map(|digest| emit(&digest)),
-        Command::Plot { dir, x, y, by, filter, agg, out } => {
-            plot::plot(&plot::PlotArgs { dir, x, y, by, filter, aggregate: agg, out }).map(|f| emit(&format!("wrote {}\n", f.display())))
+        Command::Plot { dir, x, y, by, filter, agg, out, overwrite } => {
+            plot::plot(&plot::PlotArgs { dir, x, y, by, filter, aggregate: agg, out, overwrite })
+                .map(|f| emit(&format!("wrote {}\n", f.display())))
         }
         Command::Algorithms => {
             emit(&mptcp_cc::algorithm::reference_markdown());

@@ -2,11 +2,12 @@
 //! confidence band across replicates, drawn to SVG.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use plotters::prelude::*;
 
 use crate::dataset::{mean_ci, numbers, read_table, texts};
+use crate::output;
 
 /// How the rows of one run (several flows or links) become one value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -57,7 +58,12 @@ pub struct PlotArgs {
     pub aggregate: Aggregate,
     /// Output file (`.svg`).
     pub out: Option<PathBuf>,
+    /// Replace an existing file this tool did not write.
+    pub overwrite: bool,
 }
+
+/// Written into every plot, so that a later plot may replace it (and no other file).
+pub const SIGNATURE: &str = "<!-- drawn by equipoise plot -->";
 
 /// A readable axis label for a column: its name with the unit spelled out.
 fn label(column: &str) -> String {
@@ -128,6 +134,7 @@ pub fn plot(args: &PlotArgs) -> Result<PathBuf, String> {
     if out.extension().is_none_or(|e| e != "svg") {
         return Err(format!("--out {}: only SVG output is supported (name the file .svg)", out.display()));
     }
+    output::check_file(&out, SIGNATURE, args.overwrite)?;
     let all = data.values().flat_map(|s| s.iter());
     let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
     for (xk, (_, lo, hi)) in all {
@@ -139,18 +146,22 @@ pub fn plot(args: &PlotArgs) -> Result<PathBuf, String> {
     }
     let pad = (y1 - y0).abs().max(y1.abs() * 0.05).max(1e-12) * 0.05;
     let (y0, y1) = ((y0 - pad).min(0.0f64.max(y0 - pad)), y1 + pad);
-    draw(&out, args, &data, (x0, x1), (y0, y1)).map_err(|e| format!("cannot draw {}: {e}", out.display()))?;
+    let mut svg = String::new();
+    draw(&mut svg, args, &data, (x0, x1), (y0, y1)).map_err(|e| format!("cannot draw {}: {e}", out.display()))?;
+    svg.push_str(SIGNATURE);
+    svg.push('\n');
+    output::write_file_atomically(&out, svg.as_bytes())?;
     Ok(out)
 }
 
 fn draw(
-    out: &Path,
+    out: &mut String,
     args: &PlotArgs,
     data: &BTreeMap<String, Series>,
     xr: (f64, f64),
     yr: (f64, f64),
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let root = SVGBackend::new(out, (800, 520)).into_drawing_area();
+    let root = SVGBackend::with_string(out, (800, 520)).into_drawing_area();
     root.fill(&WHITE)?;
     let (_, column) = args.y.split_once('.').unwrap_or(("", &args.y));
     let title = match &args.filter {

@@ -8,6 +8,7 @@ use std::path::Path;
 use polars::prelude::*;
 
 use crate::dataset::{RUN_COLUMNS, mean_ci, numbers, read_table, texts};
+use crate::output;
 
 /// The tables summarized, with the columns naming an entity in each.
 const ENTITIES: [(&str, &[&str]); 5] = [
@@ -77,7 +78,9 @@ pub fn summarize(dir: &Path) -> Result<String, String> {
     }
     let statuses = texts(&runs, "status").unwrap_or_default();
     let failed = statuses.iter().filter(|s| s.as_str() != "ok").count();
-    std::fs::create_dir_all(dir.join("summary")).map_err(|e| e.to_string())?;
+    let summary_dir = dir.join("summary");
+    let target = output::prepare(&summary_dir, false)?;
+    let mut files = Vec::new();
     let mut digest = String::new();
     let _ = writeln!(digest, "{} runs ({failed} failed), {} points, swept: {}", runs.height(), point_values.len(), keys.join(", "));
     for (table, entity_cols) in ENTITIES {
@@ -95,11 +98,9 @@ pub fn summarize(dir: &Path) -> Result<String, String> {
         cols.push(Column::new("ci95_low".into(), rows.iter().map(|r| r.mean - r.half).collect::<Vec<_>>()));
         cols.push(Column::new("ci95_high".into(), rows.iter().map(|r| r.mean + r.half).collect::<Vec<_>>()));
         let mut out = DataFrame::new(rows.len(), cols).map_err(|e| e.to_string())?;
-        let path = dir.join("summary").join(format!("{table}.parquet"));
-        let tmp = path.with_extension("parquet.tmp");
-        let file = std::fs::File::create(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
-        ParquetWriter::new(file).finish(&mut out).map_err(|e| e.to_string())?;
-        std::fs::rename(&tmp, &path).map_err(|e| e.to_string())?;
+        let mut bytes = Vec::new();
+        ParquetWriter::new(&mut bytes).finish(&mut out).map_err(|e| e.to_string())?;
+        files.push((format!("{table}.parquet"), bytes));
         let headline = match table {
             "flows" => "goodput_bps",
             "links" | "model" => "utilization",
@@ -120,8 +121,8 @@ pub fn summarize(dir: &Path) -> Result<String, String> {
             );
         }
     }
-    let written: Vec<&str> =
-        ENTITIES.iter().map(|(t, _)| *t).filter(|t| dir.join("summary").join(format!("{t}.parquet")).exists()).collect();
+    output::write(&summary_dir, target, &files)?;
+    let written: Vec<&str> = files.iter().map(|(name, _)| name.trim_end_matches(".parquet")).collect();
     let _ = writeln!(digest, "\nwritten: {}/summary/{{{}}}.parquet", dir.display(), written.join(","));
     Ok(digest)
 }

@@ -1,11 +1,13 @@
 //! Results as Parquet tables: one file per table, each carrying the scenario, the seed and the
-//! program version in its metadata, written to a temporary directory and renamed into place.
+//! program version in its metadata, written by [`crate::output`] (which never loses a user's files).
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 use tcp::RunOutput;
+
+use crate::output::{self, Target};
 use topologies::metrics::Metric;
 
 /// What every output file records about how it was made.
@@ -120,8 +122,8 @@ pub fn frames(out: &RunOutput, metrics: &[Metric]) -> PolarsResult<Vec<(&'static
     Ok(vec![("flows", flows), ("links", links), ("metrics", metrics), ("subflows", subflows), ("timeseries", timeseries)])
 }
 
-/// Writes `df` to `path` as Parquet with `provenance` in the file metadata.
-pub fn write_parquet(path: &Path, df: &mut DataFrame, provenance: &Provenance) -> Result<(), String> {
+/// `df` as Parquet bytes, with `provenance` in the file metadata.
+pub fn encode_parquet(df: &mut DataFrame, provenance: &Provenance) -> Result<Vec<u8>, String> {
     // Encoded in memory and written at once: the writer issues thousands of small writes per
     // file, which as system calls cost more than a whole small run of the simulator.
     let mut bytes = Vec::new();
@@ -133,57 +135,33 @@ pub fn write_parquet(path: &Path, df: &mut DataFrame, provenance: &Provenance) -
         .set_parallel(false)
         .with_key_value_metadata(Some(provenance.metadata()))
         .finish(df)
-        .map_err(|e| format!("cannot encode {}: {e}", path.display()))?;
+        .map_err(|e| format!("cannot encode a table: {e}"))?;
+    Ok(bytes)
+}
+
+/// Writes `df` to `path` as Parquet with `provenance` in the file metadata.
+pub fn write_parquet(path: &Path, df: &mut DataFrame, provenance: &Provenance) -> Result<(), String> {
+    let bytes = encode_parquet(df, provenance)?;
     fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// Writes every table of `out` into directory `dir`, atomically: the tables are written to a
-/// sibling temporary directory, which then replaces `dir`. An error or an interrupt leaves at
-/// most a `*.tmp-<pid>` directory, never a half-written `dir`.
-pub fn write_run(dir: &Path, out: &RunOutput, metrics: &[Metric], provenance: &Provenance) -> Result<Vec<PathBuf>, String> {
-    write_tables(dir, frames(out, metrics).map_err(|e| e.to_string())?, provenance)
+/// Writes every table of `out` into directory `dir` as [`output::write`] does (atomically, and
+/// never over a file this tool did not write).
+pub fn write_run(dir: &Path, target: Target, out: &RunOutput, metrics: &[Metric], provenance: &Provenance) -> Result<Vec<PathBuf>, String> {
+    write_tables(dir, target, frames(out, metrics).map_err(|e| e.to_string())?, provenance)
 }
 
-/// Writes `tables` (name, frame) into directory `dir` as `<name>.parquet`, atomically as
-/// [`write_run`] does.
-pub fn write_tables(dir: &Path, tables: Vec<(&'static str, DataFrame)>, provenance: &Provenance) -> Result<Vec<PathBuf>, String> {
-    let tmp = sibling(dir, "tmp");
-    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-        fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+/// Writes `tables` (name, frame) into directory `dir` as `<name>.parquet`, as [`write_run`]
+/// does.
+pub fn write_tables(
+    dir: &Path,
+    target: Target,
+    tables: Vec<(&'static str, DataFrame)>,
+    provenance: &Provenance,
+) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::with_capacity(tables.len());
+    for (name, mut df) in tables {
+        files.push((format!("{name}.parquet"), encode_parquet(&mut df, provenance)?));
     }
-    let _ = fs::remove_dir_all(&tmp);
-    fs::create_dir(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
-    let result = (|| {
-        let mut names = Vec::new();
-        for (name, mut df) in tables {
-            let file = format!("{name}.parquet");
-            write_parquet(&tmp.join(&file), &mut df, provenance)?;
-            names.push(dir.join(file));
-        }
-        replace_dir(&tmp, dir)?;
-        Ok(names)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_dir_all(&tmp);
-    }
-    result
-}
-
-fn sibling(dir: &Path, what: &str) -> PathBuf {
-    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "results".into());
-    dir.with_file_name(format!("{name}.{what}-{}", std::process::id()))
-}
-
-/// Moves `tmp` to `dir`, replacing whatever `dir` held.
-fn replace_dir(tmp: &Path, dir: &Path) -> Result<(), String> {
-    let old = sibling(dir, "old");
-    let had_old = dir.exists();
-    if had_old {
-        fs::rename(dir, &old).map_err(|e| format!("cannot move the old {} aside: {e}", dir.display()))?;
-    }
-    fs::rename(tmp, dir).map_err(|e| format!("cannot rename {} to {}: {e}", tmp.display(), dir.display()))?;
-    if had_old {
-        let _ = fs::remove_dir_all(&old);
-    }
-    Ok(())
+    output::write(dir, target, &files)
 }

@@ -157,15 +157,15 @@ fn bad_input_fails_with_file_and_key_and_writes_nothing() {
 }
 
 #[test]
-fn a_new_run_replaces_old_results_whole() {
+fn a_new_run_replaces_its_own_old_results_whole() {
     let dir = scratch("replace");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("stale.txt"), "old").unwrap();
     assert!(run_quick(&dir, "1").status.success());
-    assert!(!dir.join("stale.txt").exists());
+    let first = std::fs::read(dir.join("flows.parquet")).unwrap();
+    assert!(run_quick(&dir, "2").status.success());
+    assert_ne!(std::fs::read(dir.join("flows.parquet")).unwrap(), first, "replaced by the second run");
     let mut names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     names.sort();
-    assert_eq!(names, ["flows.parquet", "links.parquet", "metrics.parquet", "subflows.parquet", "timeseries.parquet"]);
+    assert_eq!(names, [".equipoise-output", "flows.parquet", "links.parquet", "metrics.parquet", "subflows.parquet", "timeseries.parquet"]);
     let siblings = std::fs::read_dir(dir.parent().unwrap())
         .unwrap()
         .filter(|e| {
