@@ -381,6 +381,9 @@ settings! {
     jitter: Time, SettingKind::Time, Time::ZERO;
 }
 
+/// The largest initial window and minimum ssthresh accepted, packets.
+pub const MAX_WINDOW: f64 = 1_000_000.0;
+
 impl TcpConfig {
     /// Checks that the settings can be combined: `Err((keys, message))` names the two settings
     /// that conflict, the one the message is about first.
@@ -390,6 +393,18 @@ impl TcpConfig {
         }
         if self.tlp && !self.rack {
             return Err((["tlp", "rack"], "tail loss probes need RACK: set rack = true, or tlp = false".into()));
+        }
+        // Zero timeouts would fire at the instant they are armed, forever; a window of a
+        // million packets is beyond any link this simulator is meant for, and sizes memory.
+        for (key, value) in [("initial_rto", self.initial_rto), ("min_rto", self.min_rto), ("max_rto", self.max_rto)] {
+            if value < Time::from_us(1) {
+                return Err(([key, key], format!("must be at least 1us, got {value}")));
+            }
+        }
+        for (key, value) in [("initial_cwnd", self.initial_cwnd), ("min_ssthresh", self.min_ssthresh)] {
+            if value > MAX_WINDOW {
+                return Err(([key, key], format!("at most {MAX_WINDOW} packets, got {value}")));
+            }
         }
         if self.min_rto > self.max_rto {
             return Err((["max_rto", "min_rto"], format!("must be at least min_rto ({}), got {}", self.min_rto, self.max_rto)));

@@ -10,6 +10,11 @@ use tcp::{FlowSpec, LinkIndex, LinkSpec, Profile, SimConfig, Simulation, TcpConf
 
 use crate::error::{Result, ScenarioError, suggestion};
 use crate::model::{CcModel, FlowModel, LinkModel, QueueModel, Scenario, StartModel};
+
+/// The most flows one run may have (a flow that has not started takes about 1.4 KB).
+pub const MAX_FLOWS: usize = 2_000_000;
+/// The most time-series rows one run may record (about 60 bytes each in memory).
+pub const MAX_SAMPLES: u64 = 20_000_000;
 use crate::units::{BufferValue, RateValue, SizeValue};
 
 impl Scenario {
@@ -34,17 +39,18 @@ impl Scenario {
         let mut sim = Simulation::new(self.sim_config());
         let subflows = self.flows.iter().map(|f| f.paths.len()).max().unwrap_or(1);
         sim.reserve(self.links.len(), self.flows.len(), subflows);
-        let mut link_names: Vec<&str> = Vec::with_capacity(self.links.len());
+        self.check_sizes()?;
+        // Sorted names for lookups: flows name links by name, in any order.
+        let mut index: Vec<(&str, LinkIndex)> =
+            self.links.iter().enumerate().map(|(i, l)| (l.name.as_str(), LinkIndex(i as u32))).collect();
+        index.sort_unstable_by_key(|&(n, _)| n);
+        if let Some(w) = index.windows(2).find(|w| w[0].0 == w[1].0) {
+            let link = &self.links[w[1].1.0 as usize];
+            return Err(self.error(format!("{}.name", link.key), format!("two links are named \"{}\"", link.name)));
+        }
         for link in &self.links {
-            if link_names.contains(&link.name.as_str()) {
-                return Err(self.error(format!("{}.name", link.key), format!("two links are named \"{}\"", link.name)));
-            }
-            link_names.push(&link.name);
             sim.add_link(self.link_spec(link)?);
         }
-        // Sorted names for lookups: flows name links by name, in any order.
-        let mut index: Vec<(&str, LinkIndex)> = link_names.iter().enumerate().map(|(i, n)| (*n, LinkIndex(i as u32))).collect();
-        index.sort_unstable_by_key(|&(n, _)| n);
         let mut flow_names: Vec<&str> = self.flows.iter().map(|f| f.name.as_str()).collect();
         flow_names.sort_unstable();
         if let Some(w) = flow_names.windows(2).find(|w| w[0] == w[1]) {
@@ -130,6 +136,27 @@ impl Scenario {
         };
         // Events after the end never happen: shortened runs (`--set sim.duration=…`) stay valid.
         Ok(LinkSpec { name: link.name.clone(), rate, delay: link.delay, buffer, discipline, loss: link.loss, events: link.events.clone() })
+    }
+
+    /// Refuses a run whose recorded sizes would not fit in memory: time-series rows and flows.
+    fn check_sizes(&self) -> Result<()> {
+        if self.flows.len() > MAX_FLOWS {
+            return Err(self.error("flow", format!("{} flows; at most {MAX_FLOWS} in one run", self.flows.len())));
+        }
+        if let Some(dt) = self.sim.sample_interval {
+            let subflows: usize = self.flows.iter().map(|f| f.paths.len()).sum();
+            let rows = (self.sim.duration.as_ps() / dt.as_ps().max(1)).saturating_mul(subflows as u64);
+            if rows > MAX_SAMPLES {
+                return Err(self.error(
+                    "sim.sample_interval",
+                    format!(
+                        "{dt} over {} for {subflows} subflows makes {rows} time-series rows; at most {MAX_SAMPLES}: sample less often",
+                        self.sim.duration
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// A flow's TCP settings: its profile's (the flow's, else the scenario's, else the

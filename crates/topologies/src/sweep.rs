@@ -106,10 +106,7 @@ impl Sweep {
         let root = parse_text(file, text)?;
         let mut top = Reader::new(file, "", &root);
         let scenario_rel = top.required_string("scenario")?;
-        let replicates = top.unsigned("replicates")?.unwrap_or(1);
-        if replicates == 0 || replicates > u32::MAX as u64 {
-            return Err(top.error("replicates", "expected at least 1"));
-        }
+        let replicates = top.bounded("replicates", 1..=MAX_RUNS as u64, "replicates")?.unwrap_or(1);
         let seed = top.unsigned("seed")?.unwrap_or(1);
         let runs_per_file = top.unsigned("runs_per_file")?;
         if runs_per_file == Some(0) {
@@ -185,6 +182,25 @@ impl Sweep {
             points: Vec::new(),
         };
         sweep.check_levels(&factors)?;
+        // Sizes are checked before anything is allocated for them.
+        let count = factors.iter().try_fold(1usize, |n, f| n.checked_mul(f.len())).filter(|&n| n <= MAX_POINTS);
+        let Some(count) = count else {
+            let sizes: Vec<String> = factors.iter().map(|f| f.len().to_string()).collect();
+            return Err(ScenarioError::new(
+                file,
+                "grid",
+                format!("the factors' levels ({}) multiply to more than {MAX_POINTS} points; split the sweep", sizes.join(" × ")),
+            ));
+        };
+        if count.saturating_mul(replicates as usize) > MAX_RUNS {
+            return Err(ScenarioError::new(
+                file,
+                "replicates",
+                format!(
+                    "{count} points × {replicates} replicates is more than {MAX_RUNS} runs; split the sweep (--shard, or several files)"
+                ),
+            ));
+        }
         let points: Vec<Point> = product(&factors).into_iter().enumerate().map(|(index, values)| Point { index, values }).collect();
         // By default about a hundred batches: one run per file for small sweeps, up to 50 for
         // large ones, whose many tiny runs would otherwise spend more time creating files than
@@ -267,6 +283,11 @@ fn levels(file: &str, key: &str, v: &Value) -> Result<Vec<Value>> {
 }
 
 /// The Cartesian product of the factors' levels, the last factor varying fastest.
+/// The most points a sweep may have (every point's values are held in memory).
+pub const MAX_POINTS: usize = 1_000_000;
+/// The most runs a sweep may have (each run's record is held in memory).
+pub const MAX_RUNS: usize = 10_000_000;
+
 fn product(factors: &[Factor]) -> Vec<Vec<(String, Value)>> {
     let mut out: Vec<Vec<(String, Value)>> = vec![Vec::new()];
     for factor in factors {

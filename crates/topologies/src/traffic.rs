@@ -106,6 +106,18 @@ fn window(t: &mut Reader, end: Time) -> Result<(Time, Time)> {
     Ok((start, stop.unwrap_or(end).min(end)))
 }
 
+/// Refuses a generator that would create more flows than one run may have, before it does.
+fn check_generated(t: &Reader, flows: usize) -> Result<()> {
+    if flows > crate::build::MAX_FLOWS {
+        let message = format!(
+            "generates more than {} flows before it stops; shorten the run or its stop, or make arrivals rarer",
+            crate::build::MAX_FLOWS
+        );
+        return Err(crate::error::ScenarioError::new(t.file(), t.path(), message));
+    }
+    Ok(())
+}
+
 fn onoff(t: &mut Reader, tpl: &Template, routing: Routing, end: Time) -> Result<Vec<FlowModel>> {
     let on = mean_time(t, "on", "active period")?;
     let off = mean_time(t, "off", "idle period")?;
@@ -125,6 +137,7 @@ fn onoff(t: &mut Reader, tpl: &Template, routing: Routing, end: Time) -> Result<
                 let paths = routing.paths(&mut Reader::new(t.file(), t.path().to_string(), t.table_ref()), i, &name)?;
                 let until = now + length;
                 flows.push(tpl.flow(name, paths, now, (until < stop).then_some(until), None));
+                check_generated(t, flows.len())?;
                 period += 1;
             }
             now += length;
@@ -316,6 +329,7 @@ fn poisson(t: &mut Reader, tpl: &Template, routing: Routing, end: Time) -> Resul
             let paths = routing.paths(&mut Reader::new(t.file(), t.path().to_string(), t.table_ref()), k, &name)?;
             let (size, until) = draw(&mut rng, now);
             flows.push(tpl.flow(name, paths, now, until, size));
+            check_generated(t, flows.len())?;
             now += exponential(&mut rng, interval);
             k += 1;
         }
@@ -336,6 +350,7 @@ fn poisson(t: &mut Reader, tpl: &Template, routing: Routing, end: Time) -> Resul
             let paths = choose_paths(&topology.host_paths(src, dst), subflows, &mut rng);
             let (size, until) = draw(&mut rng, now);
             flows.push(tpl.flow(name, paths, now, until, size));
+            check_generated(t, flows.len())?;
             now += exponential(&mut rng, interval);
             k += 1;
         }

@@ -178,6 +178,20 @@ fn each_class_of_mistake_names_file_key_and_expectation() {
             vec![("flow.f.tcp", "{ profile = \"newreno\", tlp = true }")],
             "bad.toml: flow.f.tcp.tlp: tail loss probes need RACK: set rack = true, or tlp = false (profile \"newreno\")",
         ),
+        (GOOD.to_string(), vec![("tcp.initial_rto", "\"0s\"")], "bad.toml: tcp.initial_rto: must be at least 1us, got 0"),
+        (GOOD.to_string(), vec![("tcp.initial_rto", "\"1e-13s\"")], "bad.toml: tcp.initial_rto: must be at least 1us"),
+        (GOOD.to_string(), vec![("tcp.max_rto", "\"100ms\"")], "bad.toml: tcp.max_rto: must be at least min_rto (250ms), got 100ms"),
+        (
+            GOOD.to_string(),
+            vec![("flow.f.tcp", "{ max_rto = \"100ms\" }")],
+            "bad.toml: flow.f.tcp.max_rto: must be at least min_rto (250ms), got 100ms (profile \"linux\")",
+        ),
+        (
+            GOOD.to_string(),
+            vec![("flow.f.tcp.initial_cwnd", "1e9")],
+            "bad.toml: flow.f.tcp.initial_cwnd: at most 1000000 packets, got 1000000000",
+        ),
+        (GOOD.to_string(), vec![("sim.sample_interval", "\"1ps\"")], "bad.toml: sim.sample_interval: 1ps over 2s for 3 subflows makes"),
         (GOOD.to_string(), vec![("tcp.recovery", "\"prr2\"")], "bad.toml: tcp.recovery: unknown recovery \"prr2\"; did you mean \"prr\"?"),
         (GOOD.to_string(), vec![("tcp.jitter", "5")], "bad.toml: tcp.jitter: "),
         (GOOD.to_string(), vec![("tcp.syn_size", "\"2pkt\"")], "bad.toml: tcp.syn_size: expected a size in bytes"),
@@ -319,4 +333,23 @@ fn every_shipped_sweep_reads_and_every_point_builds() {
             }
         }
     }
+}
+
+#[test]
+fn sweep_sizes_are_limited_before_anything_is_allocated() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let error = |text: &str| topologies::sweep::Sweep::from_text("s.toml", text, &dir).map(|_| ()).expect_err("too large").to_string();
+    let e = error("scenario = \"dumbbell.toml\"\nreplicates = 1000000000\n");
+    assert!(e.starts_with("s.toml: replicates: expected 1 to 10000000 replicates, got 1000000000"), "{e}");
+    let levels = |n: usize| (0..n).map(|i| format!("{}", 1 + i)).collect::<Vec<_>>().join(", ");
+    let grid = format!(
+        "scenario = \"dumbbell.toml\"\n[grid]\n\"sim.seed\" = [{}]\n\"link.bottleneck.loss\" = [{}]\n\"flow.near.count\" = [{}]\n",
+        levels(200),
+        (0..200).map(|i| format!("{}", i as f64 / 1000.0)).collect::<Vec<_>>().join(", "),
+        levels(30)
+    );
+    let e = error(&grid);
+    assert!(e.starts_with("s.toml: grid: the factors' levels (200 × 200 × 30) multiply to more than 1000000 points"), "{e}");
+    let e = error(&format!("scenario = \"dumbbell.toml\"\nreplicates = 100000\n[grid]\n\"sim.seed\" = [{}]\n", levels(200)));
+    assert!(e.starts_with("s.toml: replicates: 200 points × 100000 replicates is more than 10000000 runs"), "{e}");
 }
