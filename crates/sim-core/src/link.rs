@@ -41,6 +41,12 @@ pub struct LinkCounters {
     pub max_queue_packets: u32,
     /// Largest queue seen, bytes.
     pub max_queue_bytes: u64,
+    /// Packets in the buffer when the counters were taken (the one in service included).
+    pub queued_packets: u32,
+    /// Since an earlier snapshot ([`LinkCounters::since`]): the packets the link had to carry,
+    /// those that arrived plus those already queued then. Every drop is one of them, so
+    /// `drops() ≤ offered` whatever the link did meanwhile (a link going down drops its queue).
+    pub offered: u64,
 }
 
 impl LinkCounters {
@@ -54,6 +60,8 @@ impl LinkCounters {
             random_losses: self.random_losses - earlier.random_losses,
             down_drops: self.down_drops - earlier.down_drops,
             busy: self.busy - earlier.busy,
+            queued_packets: self.queued_packets,
+            offered: self.arrivals - earlier.arrivals + earlier.queued_packets as u64,
             queue_packet_ps: self.queue_packet_ps - earlier.queue_packet_ps,
             queue_byte_ps: self.queue_byte_ps - earlier.queue_byte_ps,
             max_queue_packets: self.max_queue_packets,
@@ -279,6 +287,9 @@ impl Link {
         self.counters.queue_packet_ps -= packet_ps;
         self.counters.queue_byte_ps -= byte_ps;
         if let Some(first) = self.unserved.take() {
+            // The packet in service kept the link busy until now, though it is lost.
+            let started = self.next_departure - self.serialization_time(arena[first].size);
+            self.counters.busy += now.saturating_sub(started);
             let mut last_sent = None;
             let mut at = self.line.head();
             while let Some(id) = at.filter(|&id| id != first) {
@@ -305,9 +316,21 @@ impl Link {
     pub fn counters(&mut self, arena: &mut PacketArena, now: Time) -> LinkCounters {
         self.settle(arena, now);
         let (packet_ps, byte_ps) = self.future_queueing(arena, now);
+        // The packet in service counts as busy for the part of its service before `now`, so
+        // that busy time between two snapshots never exceeds the time between them.
+        let in_service = match self.unserved {
+            Some(id) => {
+                let started = self.next_departure - self.serialization_time(arena[id].size);
+                now.saturating_sub(started)
+            }
+            None => Time::ZERO,
+        };
         LinkCounters {
             queue_packet_ps: self.counters.queue_packet_ps - packet_ps,
             queue_byte_ps: self.counters.queue_byte_ps - byte_ps,
+            busy: self.counters.busy + in_service,
+            queued_packets: self.queued.0,
+            offered: self.counters.arrivals,
             ..self.counters
         }
     }
@@ -341,14 +364,16 @@ mod tests {
         let us = 1_000_000u128; // picoseconds
         let c = l.counters(&mut arena, Time::from_us(6));
         assert_eq!((c.queue_packet_ps, c.queue_byte_ps), (3 * 6 * us, 3 * 1500 * 6 * us), "three packets for 6 us");
-        // Departures at 12, 24 and 36 us: 3 x 12 + 2 x 12 + 1 x 6 packet-us by 30 us.
+        // Departures at 12, 24 and 36 us: 3 x 12 + 2 x 12 + 1 x 6 packet-us by 30 us; busy all
+        // 30 us, the third packet's 6 us of service included.
         let c = l.counters(&mut arena, Time::from_us(30));
-        assert_eq!((c.queue_packet_ps, c.departures, c.busy), (66 * us, 2, Time::from_us(24)));
+        assert_eq!((c.queue_packet_ps, c.departures, c.busy), (66 * us, 2, Time::from_us(30)));
         let mut dropped = Vec::new();
         l.set_up(false, &mut arena, Time::from_us(30), &mut dropped);
         assert_eq!(dropped.len(), 1, "the packet in service is lost");
         let c = l.counters(&mut arena, Time::from_us(100));
         assert_eq!((c.queue_packet_ps, c.queue_byte_ps, c.down_drops), (66 * us, 1500 * 66 * us, 1), "no wait after the failure");
+        assert_eq!(c.busy, Time::from_us(30), "the lost packet's service counts, and nothing after");
         // The two packets on the wire still arrive, in order, 10 us after leaving.
         assert_eq!(l.exit(&mut arena, Time::from_us(22)).1, Some(Time::from_us(34)));
         assert_eq!(l.exit(&mut arena, Time::from_us(34)).1, None);

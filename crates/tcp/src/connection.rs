@@ -121,6 +121,10 @@ pub struct Connection {
     pub started: bool,
     /// When the receiver got the last byte of a finite transfer.
     pub completed_at: Option<Time>,
+    /// What had been delivered when the connection stopped offering data: data segments in
+    /// order, and per subflow the segments its receiver had in order (goodput is measured up to
+    /// the stop).
+    pub at_stop: Option<(u64, Vec<u64>)>,
     /// The send jitter's state (with `jitter` above zero).
     pub jitter: Option<Box<Jitter>>,
 }

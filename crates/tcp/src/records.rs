@@ -75,6 +75,9 @@ pub struct LinkRecord {
     pub utilization: f64,
     /// Packets that arrived after the warm-up.
     pub arrivals: u64,
+    /// Packets the link had to carry after the warm-up: arrivals plus those queued at its end
+    /// (every drop is one of them).
+    pub offered: u64,
     /// Packets that left after the warm-up.
     pub departures: u64,
     /// Packets dropped by the queue discipline.

@@ -111,6 +111,7 @@ impl Connection {
 
     /// Stops offering new data; what was sent is still recovered.
     pub fn stop(&mut self) {
+        self.at_stop = Some((self.delivered(), self.receivers.iter().map(|r| r.delivered()).collect()));
         self.data.limit = self.data.limit.min(self.data.next);
         self.data.reinject.clear();
     }

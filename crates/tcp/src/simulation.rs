@@ -108,6 +108,8 @@ pub struct Simulation {
     path_ranges: Vec<(u32, u32)>,
     owners: Vec<(u32, u32)>,
     warm_senders: Vec<SenderCounters>,
+    /// Per subflow, segments its receiver had delivered in order at the end of the warm-up.
+    warm_received: Vec<u64>,
     warm_delivered: Vec<u64>,
     last_sample_acked: Vec<u64>,
     samples: Vec<Sample>,
@@ -131,6 +133,7 @@ impl Simulation {
             path_ranges: Vec::new(),
             owners: Vec::new(),
             warm_senders: Vec::new(),
+            warm_received: Vec::new(),
             warm_delivered: Vec::new(),
             last_sample_acked: Vec::new(),
             samples: Vec::new(),
@@ -146,6 +149,7 @@ impl Simulation {
         self.warm_delivered.reserve(flows);
         let subflows = flows * subflows_each;
         self.warm_senders.reserve(subflows);
+        self.warm_received.reserve(subflows);
         self.owners.reserve(subflows);
         self.last_sample_acked.reserve(subflows);
         self.path_ranges.reserve(subflows);
@@ -246,9 +250,11 @@ impl Simulation {
             stop: spec.stop,
             started: false,
             completed_at: None,
+            at_stop: None,
         });
         self.warm_delivered.push(0);
         self.warm_senders.resize(self.owners.len(), SenderCounters::default());
+        self.warm_received.resize(self.owners.len(), 0);
         self.last_sample_acked.resize(self.owners.len(), 0);
     }
 
@@ -329,6 +335,7 @@ impl Simulation {
             self.warm_delivered[i] = c.delivered();
             for (r, s) in c.senders.iter().enumerate() {
                 self.warm_senders[c.first_subflow as usize + r] = s.counters;
+                self.warm_received[c.first_subflow as usize + r] = c.receivers[r].delivered();
             }
         }
         self.data_sent_before = self.conns.iter().flat_map(|c| &c.senders).map(|s| s.counters.sent).sum();
@@ -374,11 +381,12 @@ impl Simulation {
                 delay_s: link.delay.as_secs_f64(),
                 utilization: c.busy.as_ps() as f64 / ps,
                 arrivals: c.arrivals,
+                offered: c.offered,
                 departures: c.departures,
                 queue_drops: c.queue_drops,
                 random_losses: c.random_losses,
                 down_drops: c.down_drops,
-                loss_rate: if c.arrivals > 0 { c.drops() as f64 / c.arrivals as f64 } else { 0.0 },
+                loss_rate: if c.offered > 0 { c.drops() as f64 / c.offered as f64 } else { 0.0 },
                 mean_queue_pkts: c.queue_packet_ps as f64 / ps,
                 max_queue_pkts: c.max_queue_packets,
                 mean_queue_bytes: c.queue_byte_ps as f64 / ps,
@@ -394,6 +402,14 @@ impl Simulation {
             let per_second = |bytes: u64| if window > 0.0 { bytes as f64 * 8.0 / window } else { 0.0 };
             let delivered = c.delivered();
             let bytes = c.bytes_in(delivered, mss) - c.bytes_in(self.warm_delivered[i], mss);
+            // Goodput counts what was delivered within [from, until]: for a flow that stopped
+            // before the end (and before completing), what had arrived by its stop.
+            let stopped = c.at_stop.as_ref().filter(|_| c.stop.is_some_and(|t| t <= end && Some(t) == Some(until)));
+            let (delivered_by, received_by) = match stopped {
+                Some((d, received)) => (*d, Some(received)),
+                None => (delivered, None),
+            };
+            let bytes_by = c.bytes_in(delivered_by, mss).saturating_sub(c.bytes_in(self.warm_delivered[i], mss));
             let mut totals = SenderCounters::default();
             for (r, s) in c.senders.iter().enumerate() {
                 let g = c.first_subflow as usize + r;
@@ -409,7 +425,11 @@ impl Simulation {
                     flow: c.name.clone(),
                     subflow: r as u32,
                     path: path_names[g].clone(),
-                    goodput_bps: per_second(c.bytes_in(s.counters.acked, mss) - c.bytes_in(self.warm_senders[g].acked, mss)),
+                    // What the subflow's receiver got in order within the flow's window.
+                    goodput_bps: per_second(
+                        c.bytes_in(received_by.map_or(c.receivers[r].delivered(), |d| d[r]), mss)
+                            .saturating_sub(c.bytes_in(self.warm_received[g], mss)),
+                    ),
                     mean_cwnd_pkts: if active > 0.0 { d.cwnd_seconds / active } else { 0.0 },
                     mean_srtt_s: if d.rtt_samples > 0 { d.srtt_sum / d.rtt_samples as f64 } else { 0.0 },
                     min_rtt_s: s.rtt.min_rtt().map_or(0.0, Time::as_secs_f64),
@@ -424,7 +444,7 @@ impl Simulation {
                 algorithm: c.cc.name().to_string(),
                 subflows: c.senders.len() as u32,
                 start_s: c.start.as_secs_f64(),
-                goodput_bps: per_second(bytes),
+                goodput_bps: per_second(bytes_by),
                 bytes_delivered: bytes,
                 packets_sent: totals.sent,
                 retransmissions: totals.retransmitted,

@@ -41,7 +41,7 @@ pub const METRICS: &[(&str, &str, &str)] = &[
     ("completion_p90", "s", "90th percentile"),
     ("completion_p99", "s", "99th percentile"),
     ("utilization_mean", "1", "mean utilization of the links of a generator's link group (the `core` group: network-core utilization)"),
-    ("loss_rate", "1", "drops over arrivals, over a link group's links together"),
+    ("loss_rate", "1", "drops over packets offered (arrivals, and those queued at the warm-up), over a link group's links together"),
     ("loss_ratio", "1", "loss rate of the first link over the second's ([metrics] loss_ratio)"),
     (
         "convergence_time",
@@ -147,10 +147,10 @@ impl Scenario {
             let links: Vec<_> = self.links.iter().zip(&out.links).filter(|(m, _)| m.group == group).map(|(_, r)| r).collect();
             let n = links.len() as f64;
             let utilization = links.iter().map(|l| l.utilization).sum::<f64>() / n;
-            let arrivals: u64 = links.iter().map(|l| l.arrivals).sum();
+            let offered: u64 = links.iter().map(|l| l.offered).sum();
             let drops: u64 = links.iter().map(|l| l.queue_drops + l.random_losses + l.down_drops).sum();
             push(&mut rows, "utilization_mean", group, utilization);
-            push(&mut rows, "loss_rate", group, if arrivals > 0 { drops as f64 / arrivals as f64 } else { 0.0 });
+            push(&mut rows, "loss_rate", group, if offered > 0 { drops as f64 / offered as f64 } else { 0.0 });
         }
         for (a, b) in &self.metrics.loss_ratios {
             let rate = |name: &str| out.links.iter().find(|l| l.link == name).map_or(f64::NAN, |l| l.loss_rate);
