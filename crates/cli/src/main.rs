@@ -198,11 +198,12 @@ fn run(
     if quick {
         sets.splice(0..0, quick_variant(file)?);
     }
-    let scenario = match topologies::load_experiment(file, &sets).map_err(|e| e.to_string())? {
+    let variant = if quick { "the [quick] variant: " } else { "" };
+    let scenario = match topologies::load_experiment(file, &sets).map_err(|e| format!("{variant}{e}"))? {
         Experiment::Packet(s) => s,
         Experiment::Aimd(s) => return run_aimd(file, &s, out, overwrite, quiet),
     };
-    let sim = scenario.build().map_err(|e| e.to_string())?;
+    let sim = scenario.build().map_err(|e| format!("{variant}{e}"))?;
     // Where the tables go is checked before the run, not after it.
     let dir = out.unwrap_or_else(|| default_out(file));
     let target = output::prepare(&dir, overwrite)?;
@@ -253,6 +254,13 @@ fn validate(file: &Path, sets: &[String]) -> Result<(), String> {
         Experiment::Aimd(s) => {
             emit(&format!("{}: ok (AIMD model, {} connections)\n", file.display(), s.model.connections.len()));
         }
+    }
+    // The short variant `run --quick` would run, checked too.
+    let quick = topologies::quick_sets(file).map_err(|e| e.to_string())?;
+    if !quick.is_empty() {
+        let variant = [quick, sets].concat();
+        topologies::load_experiment(file, &variant).and_then(|e| e.check()).map_err(|e| format!("the [quick] variant: {e}"))?;
+        emit(&format!("{}: [quick] variant ok\n", file.display()));
     }
     Ok(())
 }

@@ -229,3 +229,23 @@ fn quick_runs_the_short_variant_the_file_names_and_set_still_wins() {
     let scenario = kv.iter().find(|e| e.key == "equipoise.scenario").and_then(|e| e.value.clone()).unwrap();
     assert!(scenario.contains("duration = \"10s\""), "{scenario}");
 }
+
+#[test]
+fn validate_checks_the_quick_variant_and_names_it() {
+    let dir = scratch("quick-check");
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = std::fs::read_to_string(SCENARIO).unwrap();
+    let check = |quick: &str| {
+        let file = dir.join("s.toml");
+        std::fs::write(&file, format!("{base}\n[quick]\n{quick}\n")).unwrap();
+        let o = equipoise(&["validate", file.to_str().unwrap()]);
+        (o.status.success(), String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr))
+    };
+    let (ok, text) = check("\"sim.duration\" = \"15s\"");
+    assert!(ok && text.contains("[quick] variant ok"), "{text}");
+    let (ok, text) = check("\"sim.duration.x\" = 5");
+    assert!(!ok && text.contains("s.toml: quick.\"sim.duration.x\": "), "{text}");
+    assert!(!text.contains("--set"), "no --set was given: {text}");
+    let (ok, text) = check("\"sim.duration\" = \"0s\"");
+    assert!(!ok && text.contains("the [quick] variant: ") && text.contains("sim.duration: must be longer than zero"), "{text}");
+}

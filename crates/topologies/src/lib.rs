@@ -110,6 +110,11 @@ pub fn quick_sets(path: &Path) -> Result<Vec<(String, String)>> {
     let toml::Value::Table(quick) = quick else {
         return Err(ScenarioError::new(&file, "quick", "expected a table of key paths and values, such as \"sim.duration\" = \"10s\""));
     };
+    // Each key path must lead somewhere in this file: said here, not as a `--set` error later.
+    let mut probe = root.clone();
+    for (key, value) in quick {
+        overrides::set_key(&mut probe, key, value.clone()).map_err(|m| ScenarioError::new(&file, format!("quick.\"{key}\""), m))?;
+    }
     Ok(quick.iter().map(|(key, value)| (key.clone(), value.to_string())).collect())
 }
 
