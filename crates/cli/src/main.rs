@@ -12,6 +12,7 @@ mod aimd_run;
 mod dataset;
 mod output;
 mod plot;
+mod progress;
 mod slurm;
 mod summarize;
 mod summary;
@@ -208,7 +209,7 @@ fn run(
     let dir = out.unwrap_or_else(|| default_out(file));
     let target = output::prepare(&dir, overwrite)?;
     let started = Instant::now();
-    let output = sim.run();
+    let output = if quiet { sim.run() } else { sim.run_observed(1000, progress::observer(started)) };
     let wall = started.elapsed().as_secs_f64();
     let provenance = tables::Provenance { file: file.display().to_string(), scenario: scenario.text.clone(), seed: scenario.sim.seed };
     let metrics = scenario.metrics(&output);

@@ -34,4 +34,4 @@ pub use config::{
 };
 pub use event::Event;
 pub use records::{FlowRecord, LinkRecord, RunOutput, RunStats, Sample, SubflowRecord};
-pub use simulation::{FlowSpec, LinkIndex, LinkSpec, SimConfig, Simulation};
+pub use simulation::{FlowSpec, LinkIndex, LinkSpec, Progress, SimConfig, Simulation};

@@ -54,6 +54,17 @@ pub struct LinkSpec {
     pub events: Vec<(Time, bool)>,
 }
 
+/// How far a run is, reported between slices of [`Simulation::run_observed`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    /// Simulated time reached.
+    pub simulated: Time,
+    /// Simulated time the run goes to.
+    pub duration: Time,
+    /// Events executed so far.
+    pub events: u64,
+}
+
 /// Index of a link in a [`Simulation`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LinkIndex(pub u32);
@@ -263,10 +274,21 @@ impl Simulation {
     }
 
     /// Runs to the configured duration and reports.
-    pub fn run(mut self) -> RunOutput {
+    pub fn run(self) -> RunOutput {
+        self.run_observed(1, |_| {})
+    }
+
+    /// Runs to the configured duration in `slices` equal slices of simulated time, calling
+    /// `observe` after each (for a progress display): nothing is added to the per-event path.
+    pub fn run_observed(mut self, slices: u32, mut observe: impl FnMut(&Progress)) -> RunOutput {
         let end = self.config.duration;
-        while let Some((_, event)) = self.ctx.events.pop_until(end) {
-            self.dispatch(event);
+        let slices = slices.max(1) as u64;
+        for k in 1..=slices {
+            let until = if k == slices { end } else { Time((end.as_ps() as u128 * k as u128 / slices as u128) as u64) };
+            while let Some((_, event)) = self.ctx.events.pop_until(until) {
+                self.dispatch(event);
+            }
+            observe(&Progress { simulated: until, duration: end, events: self.ctx.events.executed() });
         }
         self.report()
     }

@@ -247,3 +247,21 @@ fn prr_sends_from_the_first_duplicate_where_newreno_waits_for_half_of_them() {
     assert!((w[12] - before - 5.0).abs() <= 2.0, "10 duplicates later about 5 more were sent: {} from {before}", w[12]);
     assert!((w[149] - before / 2.0).abs() <= 1.0, "ssthresh after the full ACK: {}", w[149]);
 }
+
+#[test]
+fn a_run_in_slices_reports_progress_and_the_same_results() {
+    let build = || {
+        let mut sim = Simulation::new(config(Time::from_secs(3), Time::from_secs(1), 4));
+        let l = sim.add_link(link("l", Rate::mbps(10), Time::from_ms(10), BufferLimit::Packets(20)));
+        sim.add_flow(bulk("a", vec![l], Time::ZERO));
+        sim.add_flow(bulk("b", vec![l], Time::from_ms(7)));
+        sim
+    };
+    let whole = format!("{:?}", build().run());
+    let mut seen = Vec::new();
+    let sliced = build().run_observed(7, |p| seen.push((p.simulated, p.events)));
+    assert_eq!(format!("{sliced:?}"), whole, "slicing changes nothing");
+    assert_eq!(seen.len(), 7);
+    assert_eq!(seen.last().unwrap().0, Time::from_secs(3));
+    assert!(seen.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1), "{seen:?}");
+}
