@@ -124,7 +124,6 @@ pub struct Simulation {
     warm_delivered: Vec<u64>,
     last_sample_acked: Vec<u64>,
     samples: Vec<Sample>,
-    data_sent_before: u64,
 }
 
 impl Simulation {
@@ -148,7 +147,6 @@ impl Simulation {
             warm_delivered: Vec::new(),
             last_sample_acked: Vec::new(),
             samples: Vec::new(),
-            data_sent_before: 0,
         }
     }
 
@@ -293,6 +291,27 @@ impl Simulation {
         self.report()
     }
 
+    /// Runs at most `max_events` events: the output if the run ended within them, else how far
+    /// it got, and whether simulated time still moved during the second half of them (property
+    /// tests bound every case so; a heavy run advances, a run stuck at an instant does not).
+    pub fn run_budgeted(mut self, max_events: u64) -> Result<RunOutput, (Progress, bool)> {
+        let end = self.config.duration;
+        let mut halfway = None;
+        while let Some((_, event)) = self.ctx.events.pop_until(end) {
+            self.dispatch(event);
+            let executed = self.ctx.events.executed();
+            if executed == max_events / 2 {
+                halfway = Some(self.ctx.events.now());
+            }
+            if executed >= max_events {
+                let now = self.ctx.events.now();
+                let progress = Progress { simulated: now, duration: end, events: executed };
+                return Err((progress, halfway.is_some_and(|h| now > h)));
+            }
+        }
+        Ok(self.report())
+    }
+
     #[inline(always)]
     fn dispatch(&mut self, event: Event) {
         match event {
@@ -360,7 +379,6 @@ impl Simulation {
                 self.warm_received[c.first_subflow as usize + r] = c.receivers[r].delivered();
             }
         }
-        self.data_sent_before = self.conns.iter().flat_map(|c| &c.senders).map(|s| s.counters.sent).sum();
     }
 
     fn sample(&mut self) {
