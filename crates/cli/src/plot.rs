@@ -75,6 +75,19 @@ fn label(column: &str) -> String {
     column.replace('_', " ")
 }
 
+/// Orders legend entries by their leading number where they have one ("5pkt" before "10pkt"),
+/// then as text.
+fn natural_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let number = |s: &str| {
+        let end = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == 'e' || c == '+')).unwrap_or(s.len());
+        s[..end].parse::<f64>().ok()
+    };
+    match (number(a), number(b)) {
+        (Some(x), Some(y)) => x.total_cmp(&y).then_with(|| a.cmp(b)),
+        _ => a.cmp(b),
+    }
+}
+
 /// One series: x → (mean, half-width).
 type Series = BTreeMap<i64, (f64, f64, f64)>;
 
@@ -161,21 +174,35 @@ fn draw(
     xr: (f64, f64),
     yr: (f64, f64),
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let root = SVGBackend::with_string(out, (800, 520)).into_drawing_area();
+    let root = SVGBackend::with_string(out, (960, 520)).into_drawing_area();
     root.fill(&WHITE)?;
+    // The legend has a column of its own, so it never covers data.
+    let (plot_area, legend_area) = root.split_horizontally(760);
     let (_, column) = args.y.split_once('.').unwrap_or(("", &args.y));
     let title = match &args.filter {
         Some(f) => format!("{} ({}, {} over {f}*)", label(column), args.y, args.aggregate.name()),
         None => format!("{} ({}, {} per run)", label(column), args.y, args.aggregate.name()),
     };
-    let mut chart = ChartBuilder::on(&root)
+    let mut chart = ChartBuilder::on(&plot_area)
         .caption(title, ("sans-serif", 20))
         .margin(16)
         .x_label_area_size(48)
         .y_label_area_size(80)
         .build_cartesian_2d(xr.0..xr.1, yr.0..yr.1)?;
-    chart.configure_mesh().x_desc(args.x.clone()).y_desc(label(column)).draw()?;
-    for (i, (name, points)) in data.iter().enumerate() {
+    // A key whose levels are all whole numbers gets whole-number ticks.
+    let integral = data.values().flat_map(|s| s.keys()).all(|xk| xk % 1_000_000 == 0);
+    let span = (xr.1 - xr.0).round() as usize;
+    let mut mesh = chart.configure_mesh();
+    mesh.x_desc(args.x.clone()).y_desc(label(column));
+    let whole = |v: &f64| if (v - v.round()).abs() < 1e-9 { format!("{}", v.round() as i64) } else { String::new() };
+    if integral && span <= 20 {
+        mesh.x_labels(span + 1).x_label_formatter(&whole);
+    }
+    mesh.draw()?;
+    let mut names: Vec<&String> = data.keys().collect();
+    names.sort_by(|a, b| natural_order(a, b));
+    for (i, name) in names.into_iter().enumerate() {
+        let points = &data[name];
         let color = Palette99::pick(i).to_rgba();
         let xs: Vec<(f64, f64, f64, f64)> = points.iter().map(|(xk, (m, lo, hi))| (*xk as f64 / 1e6, *m, *lo, *hi)).collect();
         let band: Vec<(f64, f64)> = xs.iter().map(|p| (p.0, p.3)).chain(xs.iter().rev().map(|p| (p.0, p.2))).collect();
@@ -184,13 +211,24 @@ fn draw(
             Some(k) => format!("{k} = {name}"),
             None => "mean, 95% CI".to_string(),
         };
-        chart
-            .draw_series(LineSeries::new(xs.iter().map(|p| (p.0, p.1)), color.stroke_width(2)))?
-            .label(legend)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+        chart.draw_series(LineSeries::new(xs.iter().map(|p| (p.0, p.1)), color.stroke_width(2)))?;
         chart.draw_series(xs.iter().map(|p| Circle::new((p.0, p.1), 3, color.filled())))?;
+        let y = 60 + 22 * i as i32;
+        legend_area.draw(&PathElement::new(vec![(8, y), (32, y)], color.stroke_width(2)))?;
+        legend_area.draw(&Text::new(legend, (40, y - 7), ("sans-serif", 14)))?;
     }
-    chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw()?;
     root.present()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn legend_entries_in_numeric_order() {
+        let mut levels = vec!["50pkt", "5pkt", "20pkt", "10pkt", "reno", "1e-3", "lia"];
+        levels.sort_by(|a, b| natural_order(a, b));
+        assert_eq!(levels, ["1e-3", "5pkt", "10pkt", "20pkt", "50pkt", "lia", "reno"]);
+    }
 }

@@ -107,16 +107,41 @@ const KEYS: &[(&str, &str)] = &[
 
 /// Values of the kind each key takes, extremes included, by the kind's name.
 fn typed(key: &str) -> &'static [&'static str] {
-    const TIMES: &[&str] =
-        &["\"0s\"", "\"1ps\"", "\"1e-13s\"", "\"1us\"", "\"1ms\"", "\"10ms\"", "\"250ms\"", "\"1s\"", "\"3s\"", "\"1000s\"", "\"-1s\"", "5", "\"\""];
+    const TIMES: &[&str] = &[
+        "\"0s\"",
+        "\"1ps\"",
+        "\"1e-13s\"",
+        "\"1us\"",
+        "\"1ms\"",
+        "\"10ms\"",
+        "\"250ms\"",
+        "\"1s\"",
+        "\"3s\"",
+        "\"1000s\"",
+        "\"-1s\"",
+        "5",
+        "\"\"",
+    ];
     const COUNTS: &[&str] = &["0", "1", "2", "3", "16", "100", "1000", "100000", "4294967296", "-1", "1.5"];
     const PACKETS: &[&str] = &["0.5", "1", "2", "10", "1000", "1000000", "2147483647", "1e9", "1e308", "\"inf\"", "-3"];
     const RATES: &[&str] = &["\"1bps\"", "\"9600bps\"", "\"1Mbps\"", "\"10Gbps\"", "\"1000Tbps\"", "\"1pps\"", "\"0bps\"", "10"];
-    const SIZES: &[&str] = &["\"1B\"", "\"40B\"", "\"1500B\"", "\"9000B\"", "\"1pkt\"", "\"1000pkt\"", "\"0B\"", "\"1e12B\"", "\"10ms\"", "\"1ps\""];
+    const SIZES: &[&str] =
+        &["\"1B\"", "\"40B\"", "\"1500B\"", "\"9000B\"", "\"1pkt\"", "\"1000pkt\"", "\"0B\"", "\"1e12B\"", "\"10ms\"", "\"1ps\""];
     const BOOLS: &[&str] = &["true", "false", "1", "\"yes\""];
     match key {
-        "duration" | "warmup" | "sample_interval" | "min_rto" | "max_rto" | "initial_rto" | "timer_granularity" | "delay"
-        | "delayed_ack_timeout" | "jitter" | "start" | "stop" | "stagger" => TIMES,
+        "duration"
+        | "warmup"
+        | "sample_interval"
+        | "min_rto"
+        | "max_rto"
+        | "initial_rto"
+        | "timer_granularity"
+        | "delay"
+        | "delayed_ack_timeout"
+        | "jitter"
+        | "start"
+        | "stop"
+        | "stagger" => TIMES,
         "seed" | "count" | "quick_acks" => COUNTS,
         "initial_cwnd" | "initial_ssthresh" | "min_ssthresh" | "loss" => PACKETS,
         "rate" => RATES,
@@ -127,9 +152,45 @@ fn typed(key: &str) -> &'static [&'static str] {
 }
 
 const WORDS: &[&str] = &[
-    "10Mbps", "1Tbps", "1000Tbps", "1bps", "100pps", "0s", "1ps", "1e-13s", "-5ms", "50ms", "2s", "1e9s", "inf", "", "abc", "100pkt",
-    "0pkt", "1B", "70KB", "1e300B", "reno", "lia", "olia", "balia", "coupled", "uncoupled", "linux", "htsim", "ns2-sack", "newreno",
-    "prr", "rfc6298", "per-ack", "flight", "slow-but-steady", "a", "b", "droptail", "red",
+    "10Mbps",
+    "1Tbps",
+    "1000Tbps",
+    "1bps",
+    "100pps",
+    "0s",
+    "1ps",
+    "1e-13s",
+    "-5ms",
+    "50ms",
+    "2s",
+    "1e9s",
+    "inf",
+    "",
+    "abc",
+    "100pkt",
+    "0pkt",
+    "1B",
+    "70KB",
+    "1e300B",
+    "reno",
+    "lia",
+    "olia",
+    "balia",
+    "coupled",
+    "uncoupled",
+    "linux",
+    "htsim",
+    "ns2-sack",
+    "newreno",
+    "prr",
+    "rfc6298",
+    "per-ack",
+    "flight",
+    "slow-but-steady",
+    "a",
+    "b",
+    "droptail",
+    "red",
 ];
 const INTEGERS: &[i64] = &[0, 1, -1, 2, 3, 40, 1500, 65_535, 1_000_000, 10_000_000, i64::MAX, i64::MIN];
 const FLOATS: &[f64] = &[0.0, 0.5, 1.0, 1.5, 1e-9, 1e-300, 1e308, -0.1, f64::INFINITY, f64::NAN];

@@ -45,4 +45,3 @@ fn path_links(path: &str, out: &tcp::RunOutput) -> Vec<String> {
     }
     links
 }
-
