@@ -1,5 +1,5 @@
 //! `equipoise sweep`: every (point, replicate) of a sweep as an independent single-threaded
-//! simulation, on a rayon pool, into one Parquet dataset.
+//! simulation, on as many threads as `--jobs` says, into one Parquet dataset.
 //!
 //! The runs are cut into batches of `runs_per_file` consecutive runs (a property of the sweep
 //! file), and the dataset is a directory with one file per batch in each table's folder
@@ -12,11 +12,11 @@
 use std::fs;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use polars::prelude::*;
-use rayon::prelude::*;
 use topologies::Experiment;
 use topologies::sweep::{Run, Sweep, value_text};
 
@@ -294,18 +294,40 @@ fn run_prepared(sweep: &Sweep, args: &SweepArgs) -> Result<(u64, u64, u64), Stri
     );
     let failed = AtomicU64::new(0);
     bar.set_message("0 failed");
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs).build().map_err(|e| e.to_string())?;
-    let result: Result<(), String> = pool.install(|| {
-        todo.par_iter().try_for_each(|(b, runs)| {
-            let f = execute(sweep, &kinds, *b, runs, &args.out)?;
-            if f > 0 {
-                let total = failed.fetch_add(f, Ordering::Relaxed) + f;
-                bar.set_message(format!("{total} failed"));
-            }
-            bar.inc(runs.len() as u64);
-            Ok(())
-        })
+    // Plain threads taking batches in order, not a rayon pool: a rayon worker waiting in
+    // polars' own pool (building or writing a batch's tables) keeps busy with its pool's other
+    // jobs, so batches nested on one stack until it overflowed (sweeps of ~85 000 runs, or
+    // 4 000 one-millisecond runs two per file). Taken in order, the first batch is also the
+    // first on disk.
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let first_error: Mutex<Option<String>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..args.jobs.max(1) {
+            scope.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    let Some((b, runs)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                    match execute(sweep, &kinds, *b, runs, &args.out) {
+                        Ok(f) => {
+                            if f > 0 {
+                                let total = failed.fetch_add(f, Ordering::Relaxed) + f;
+                                bar.set_message(format!("{total} failed"));
+                            }
+                            bar.inc(runs.len() as u64);
+                        }
+                        Err(e) => {
+                            stop.store(true, Ordering::Relaxed);
+                            first_error.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+                        }
+                    }
+                }
+            });
+        }
     });
+    let result = match first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    };
     bar.finish();
     result?;
     let failed = failed.load(Ordering::Relaxed);

@@ -253,3 +253,28 @@ fn an_aimd_model_sweeps_like_a_scenario() {
     let digest = String::from_utf8_lossy(&ok(equipoise(&["summarize", out.to_str().unwrap()])).stdout).into_owned();
     assert!(digest.contains("model: utilization"), "{digest}");
 }
+
+#[test]
+fn thousands_of_tiny_runs_in_small_batches() {
+    // 4 000 one-millisecond runs, two per file: the size at which batches nested on one
+    // thread's stack (a worker waiting in polars' pool took on more batches) and overflowed it.
+    let dir = std::env::temp_dir().join(format!("equipoise-sweep-many-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = std::path::absolute("../../scenarios/dumbbell.toml").unwrap();
+    std::fs::write(
+        dir.join("s.toml"),
+        format!(
+            "scenario = {:?}\nreplicates = 4000\nruns_per_file = 2\n[grid]\n\"sim.duration\" = [\"1ms\"]\n\"sim.warmup\" = [\"0s\"]\n",
+            scenario.display().to_string()
+        ),
+    )
+    .unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_equipoise"))
+        .args(["sweep", "s.toml", "--out", "data", "--quiet", "--jobs", "2"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read_dir(dir.join("data/runs")).unwrap().count(), 2000);
+}
