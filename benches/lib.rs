@@ -1,4 +1,4 @@
-//! Shared set-up of the equipoise benchmarks: htsim's dumbbell "D2" (BENCHMARKS.md), built from
+//! Shared set-up of the equipoise benchmarks: htsim's dumbbell "D2" (docs/spec/BENCHMARKS.md), built from
 //! `scenarios/htsim-d2.toml` exactly as `equipoise run` would build it.
 
 use tcp::Simulation;

@@ -51,7 +51,7 @@ pub struct AlgorithmInfo {
     pub source: &'static str,
 }
 
-/// Every window law this build offers, in the order of ALGORITHMS.md.
+/// Every window law this build offers, in the order of docs/spec/ALGORITHMS.md.
 pub const ALGORITHMS: &[AlgorithmInfo] = &[
     AlgorithmInfo { name: "reno", increase: "1/w", decrease: "w/2", params: &[], source: "RFC 5681" },
     AlgorithmInfo {

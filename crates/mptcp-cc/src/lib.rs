@@ -6,7 +6,7 @@
 //!   and the index of the one concerned.
 //! - [`Algorithm`]: a law by configuration name and parameters, its factory, and the
 //!   [`algorithm::ALGORITHMS`] reference table that `docs/algorithms.md` is generated from.
-//! - One module per law, each with the test vectors of `ALGORITHMS.md`: [`reno`],
+//! - One module per law, each with the test vectors of `docs/spec/ALGORITHMS.md`: [`reno`],
 //!   [`mult_tcp`], [`uncoupled`], [`coupled`], [`semicoupled_phi`] (with COUPLED SCALABLE),
 //!   [`semicoupled`], [`lia`], [`link_fair`], [`generalized`] (with Balia), [`olia`], [`rsf`].
 //!

@@ -29,7 +29,7 @@ mod tests {
 
     #[test]
     fn vector_t_flow_one_alone() {
-        // ALGORITHMS.md test vector T, flow 1 alone: +0.1 per ACK, halves on loss.
+        // docs/spec/ALGORITHMS.md test vector T, flow 1 alone: +0.1 per ACK, halves on loss.
         let s = [SubflowState::with_window(10.0, 0.010)];
         assert!((Reno.increase(&s, 0) - 0.1).abs() < 1e-12);
         assert_eq!(Reno.decrease(&s, 0), 5.0);

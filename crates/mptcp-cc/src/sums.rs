@@ -32,13 +32,13 @@ pub fn reno_increase(subflows: &[SubflowState], r: usize) -> f64 {
 pub(crate) mod vectors {
     use crate::state::SubflowState;
 
-    /// ALGORITHMS.md's test vector T: `w = (10, 20)`, `τ = (10 ms, 100 ms)`.
+    /// docs/spec/ALGORITHMS.md's test vector T: `w = (10, 20)`, `τ = (10 ms, 100 ms)`.
     pub fn t() -> Vec<SubflowState> {
         vec![SubflowState::with_window(10.0, 0.010), SubflowState::with_window(20.0, 0.100)]
     }
 
     /// Asserts `got` equals the exact value `want` to 1e-9 relative, and that it rounds to
-    /// `printed`, the value as ALGORITHMS.md prints it.
+    /// `printed`, the value as docs/spec/ALGORITHMS.md prints it.
     pub fn check(got: f64, want: f64, printed: &str) {
         assert!((got - want).abs() <= 1e-9 * want.abs(), "got {got}, exact value {want}");
         let digits = printed.split('.').nth(1).map_or(0, str::len) as i32;

@@ -3,7 +3,7 @@
 //! The sequence number is the scheduling order, so events at the same instant run in the order
 //! they were scheduled and a run is a pure function of its inputs.
 //!
-//! Two choices keep the hot path short (BENCHMARKS.md: htsim spends ~45 % of its time in its
+//! Two choices keep the hot path short (docs/spec/BENCHMARKS.md: htsim spends ~45 % of its time in its
 //! event list):
 //!
 //! - An entry is one 128-bit integer: the time in the high 64 bits, then the sequence number

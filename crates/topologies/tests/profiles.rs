@@ -17,7 +17,7 @@ fn jain(xs: &[f64]) -> f64 {
 }
 
 /// htsim's dumbbell D2 with the `htsim` profile, against csg-htsim's own runs of it
-/// (BENCHMARKS.md: 10 s, statistics from 1 s): utilization, drop rate within 20 %, fairness at
+/// (docs/spec/BENCHMARKS.md: 10 s, statistics from 1 s): utilization, drop rate within 20 %, fairness at
 /// N = 10, and events per delivered packet.
 #[test]
 fn d2_with_the_htsim_profile_behaves_as_htsim() {
