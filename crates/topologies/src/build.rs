@@ -13,6 +13,8 @@ use crate::model::{CcModel, FlowModel, LinkModel, QueueModel, Scenario, StartMod
 
 /// The most flows one run may have (a flow that has not started takes about 1.4 KB).
 pub const MAX_FLOWS: usize = 2_000_000;
+/// The most links one run may have.
+pub const MAX_LINKS: usize = 1_000_000;
 /// The most time-series rows one run may record (about 60 bytes each in memory).
 pub const MAX_SAMPLES: u64 = 20_000_000;
 use crate::units::{BufferValue, RateValue, SizeValue};

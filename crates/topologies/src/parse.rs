@@ -5,6 +5,7 @@ use sim_core::threshold::DropperPolicy;
 use tcp::{Profile, SETTINGS, SettingKind, SettingValue};
 use toml::{Table, Value};
 
+use crate::build::{MAX_FLOWS, MAX_LINKS};
 use crate::error::{Result, ScenarioError, suggestion};
 use crate::flows::{Routing, read_flows};
 use crate::generate::read_topology;
@@ -42,10 +43,10 @@ pub fn read_scenario(file: &str, root: &Table) -> Result<Scenario> {
         None => None,
     };
     let mut links = topology.as_ref().map(|t| t.links.clone()).unwrap_or_default();
-    links.extend(read_array(&mut top, "link", read_links)?);
+    links.extend(read_array(&mut top, "link", MAX_LINKS, read_links)?);
     let routing = Routing { topology: topology.as_ref(), seed: sim.seed, mss: sim.mss };
-    let mut flows = read_array(&mut top, "flow", |t| read_flows(t, routing))?;
-    flows.extend(read_array(&mut top, "traffic", |t| read_traffic(t, routing, sim.duration))?);
+    let mut flows = read_array(&mut top, "flow", MAX_FLOWS, |t| read_flows(t, routing))?;
+    flows.extend(read_array(&mut top, "traffic", MAX_FLOWS, |t| read_traffic(t, routing, sim.duration))?);
     let metrics = match top.table("metrics")? {
         Some(t) => read_metrics(t)?,
         None => MetricsModel::default(),
@@ -64,7 +65,9 @@ pub fn read_scenario(file: &str, root: &Table) -> Result<Scenario> {
 }
 
 /// Reads an array of tables `key`, each with `read`, concatenating what they expand to.
-fn read_array<T>(top: &mut Reader, key: &'static str, mut read: impl FnMut(Reader) -> Result<Vec<T>>) -> Result<Vec<T>> {
+/// Reads the array of tables `key`, each into some items, refusing more than `limit` items in
+/// all before reading the table that would pass it (so counts never allocate beyond it).
+fn read_array<T>(top: &mut Reader, key: &'static str, limit: usize, mut read: impl FnMut(Reader) -> Result<Vec<T>>) -> Result<Vec<T>> {
     let file = top.file();
     let Some(v) = top.value(key) else { return Ok(Vec::new()) };
     let Value::Array(items) = v else {
@@ -80,7 +83,15 @@ fn read_array<T>(top: &mut Reader, key: &'static str, mut read: impl FnMut(Reade
             Some(name) => format!("{key}.{name}"),
             None => format!("{key}[{i}]"),
         };
-        out.extend(read(Reader::new(file, path, t))?);
+        let items = read(Reader::new(file, path.clone(), t))?;
+        if out.len() + items.len() > limit {
+            return Err(ScenarioError::new(
+                file,
+                path,
+                format!("the [[{key}]] tables make more than {limit} in all; at most {limit} in one run"),
+            ));
+        }
+        out.extend(items);
     }
     Ok(out)
 }
