@@ -10,6 +10,7 @@
 
 mod aimd_run;
 mod dataset;
+mod formula;
 mod output;
 mod plot;
 mod progress;
@@ -130,6 +131,10 @@ enum Command {
         /// Replace an --out file this tool did not write (a plot it drew is replaced anyway).
         #[arg(long)]
         overwrite: bool,
+        /// A formula of x drawn dashed beside the measurements, such as "1 - 1/(1 + 3*x)"
+        /// (+ - * / ^, parentheses, sqrt, exp, ln, min, max).
+        #[arg(long, value_name = "EXPR")]
+        theory: Option<String>,
     },
     /// Check a scenario without running it.
     Validate {
@@ -321,8 +326,8 @@ fn main() -> ExitCode {
             }
         }
         Command::Summarize { dir } => summarize::summarize(&dir).map(|digest| emit(&digest)),
-        Command::Plot { dir, x, y, by, filter, agg, out, overwrite } => {
-            plot::plot(&plot::PlotArgs { dir, x, y, by, filter, aggregate: agg, out, overwrite })
+        Command::Plot { dir, x, y, by, filter, agg, out, overwrite, theory } => {
+            plot::plot(&plot::PlotArgs { dir, x, y, by, filter, aggregate: agg, out, overwrite, theory })
                 .map(|f| emit(&format!("wrote {}\n", f.display())))
         }
         Command::Algorithms => {

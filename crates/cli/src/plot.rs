@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use plotters::prelude::*;
 
 use crate::dataset::{mean_ci, numbers, read_table, texts};
+use crate::formula::Formula;
 use crate::output;
 
 /// How the rows of one run (several flows or links) become one value.
@@ -60,6 +61,8 @@ pub struct PlotArgs {
     pub out: Option<PathBuf>,
     /// Replace an existing file this tool did not write.
     pub overwrite: bool,
+    /// A formula of `x` drawn as a dashed line beside the measurements.
+    pub theory: Option<String>,
 }
 
 /// Written into every plot, so that a later plot may replace it (and no other file).
@@ -157,10 +160,22 @@ pub fn plot(args: &PlotArgs) -> Result<PathBuf, String> {
     if x0 == x1 {
         (x0, x1) = (x0 - 0.5, x1 + 0.5);
     }
+    let theory = match &args.theory {
+        Some(text) => {
+            let f = Formula::parse(text)?;
+            let curve: Vec<(f64, f64)> =
+                (0..=200).map(|i| x0 + (x1 - x0) * i as f64 / 200.0).map(|x| (x, f.eval(x))).filter(|p| p.1.is_finite()).collect();
+            for p in &curve {
+                (y0, y1) = (y0.min(p.1), y1.max(p.1));
+            }
+            Some((text.clone(), curve))
+        }
+        None => None,
+    };
     let pad = (y1 - y0).abs().max(y1.abs() * 0.05).max(1e-12) * 0.05;
     let (y0, y1) = ((y0 - pad).min(0.0f64.max(y0 - pad)), y1 + pad);
     let mut svg = String::new();
-    draw(&mut svg, args, &data, (x0, x1), (y0, y1)).map_err(|e| format!("cannot draw {}: {e}", out.display()))?;
+    draw(&mut svg, args, &data, theory.as_ref(), (x0, x1), (y0, y1)).map_err(|e| format!("cannot draw {}: {e}", out.display()))?;
     svg.push_str(SIGNATURE);
     svg.push('\n');
     output::write_file_atomically(&out, svg.as_bytes())?;
@@ -171,6 +186,7 @@ fn draw(
     out: &mut String,
     args: &PlotArgs,
     data: &BTreeMap<String, Series>,
+    theory: Option<&(String, Vec<(f64, f64)>)>,
     xr: (f64, f64),
     yr: (f64, f64),
 ) -> Result<(), Box<dyn std::error::Error>> {
@@ -216,6 +232,14 @@ fn draw(
         let y = 60 + 22 * i as i32;
         legend_area.draw(&PathElement::new(vec![(8, y), (32, y)], color.stroke_width(2)))?;
         legend_area.draw(&Text::new(legend, (40, y - 7), ("sans-serif", 14)))?;
+    }
+    if let Some((text, curve)) = theory {
+        let style = BLACK.stroke_width(2);
+        chart.draw_series(DashedLineSeries::new(curve.iter().copied(), 8, 6, style))?;
+        let y = 60 + 22 * data.len() as i32;
+        legend_area.draw(&PathElement::new(vec![(8, y), (14, y)], style))?;
+        legend_area.draw(&PathElement::new(vec![(20, y), (26, y)], style))?;
+        legend_area.draw(&Text::new(format!("theory: {text}"), (40, y - 7), ("sans-serif", 14)))?;
     }
     root.present()?;
     Ok(())
