@@ -121,6 +121,8 @@ pub struct Connection {
     pub started: bool,
     /// When the receiver got the last byte of a finite transfer.
     pub completed_at: Option<Time>,
+    /// The largest window TCP can have, packets: 2^30 bytes (RFC 7323 §2.3) in segments.
+    pub max_window: u64,
     /// What had been delivered when the connection stopped offering data: data segments in
     /// order, and per subflow the segments its receiver had in order (goodput is measured up to
     /// the stop).

@@ -58,6 +58,9 @@ pub struct Scoreboard {
     rack_rtt: Time,
     /// Whether RACK's state was advanced by the latest acknowledgement.
     rack_advanced: bool,
+    /// RACK's scan starts here: every segment below is SACKed or marked lost (and not
+    /// resent since). Only meaningful while no outstanding segment was ever resent.
+    rack_from: u64,
     /// Outstanding segments ever retransmitted: while there are none, send times rise with
     /// sequence numbers, and RACK's scan stops at the first segment sent after its reference.
     resent_outstanding: u64,
@@ -226,15 +229,26 @@ impl Scoreboard {
             return Time::NEVER;
         }
         self.rack_advanced = false;
+        // While no outstanding segment was ever resent, send times rise with sequence numbers:
+        // the scan stops at the first segment sent after the reference or not yet due, and
+        // starts past those already SACKed or marked (`rack_from`), so a loss costs its own
+        // segments and not the window's.
+        let monotone = self.resent_outstanding == 0;
+        let from = if monotone { self.rack_from.max(self.base) } else { self.base };
         let mut next_timeout = Time::NEVER;
-        for i in 0..self.segments.len() {
+        let mut settled = monotone;
+        for i in (from - self.base) as usize..self.segments.len() {
             let s = self.segments[i];
             let seq = self.base + i as u64;
             if s.flags & SACKED != 0 || s.flags & (LOST | RETRANS) == LOST {
+                if settled {
+                    self.rack_from = seq + 1;
+                }
                 continue;
             }
+            settled = false;
             if (s.sent, seq) >= (self.rack_sent, self.rack_seq) {
-                if self.resent_outstanding == 0 {
+                if monotone {
                     break; // every segment from here on was sent later still
                 }
                 continue;
@@ -242,8 +256,15 @@ impl Scoreboard {
             let deadline = s.sent + self.rack_rtt + reo_wnd;
             if deadline <= now {
                 self.mark_lost(seq);
+                if monotone && i as u64 + self.base == self.rack_from {
+                    self.rack_from = seq + 1;
+                    settled = true;
+                }
             } else {
                 next_timeout = next_timeout.min(deadline);
+                if monotone {
+                    break; // the segments after it are due later still
+                }
             }
         }
         next_timeout

@@ -46,8 +46,11 @@ impl Window for Law<'_> {
         } else {
             newly as i64 as f64 * self.cc.increase(self.states, self.r)
         };
-        // Some laws (OLIA, RSF) may shrink the window; it never goes below one packet.
-        self.states[self.r].cwnd = (cwnd + growth).max(1.0);
+        // Some laws (OLIA, RSF) may shrink the window; it never goes below one packet. A law
+        // that answers NaN (parameters at the edge of their range) leaves it as it was.
+        if !growth.is_nan() {
+            self.states[self.r].cwnd = (cwnd + growth).max(1.0);
+        }
     }
 
     fn reduce(&mut self) -> (f64, Option<f64>) {
@@ -185,8 +188,10 @@ impl Connection {
     /// threshold below one packet, possible through the library API, must not stall it).
     #[inline]
     fn window(&self, r: usize) -> u64 {
-        // Through i64, one instruction cheaper than a saturating conversion to u64.
-        (self.states[r].cwnd as i64).max(1) as u64
+        // Through i64, one instruction cheaper than a saturating conversion to u64. At most
+        // TCP's largest window (RFC 7323: 2^30 bytes): a law gone to infinity must not send
+        // without end in one event.
+        (self.states[r].cwnd as i64).clamp(1, self.max_window as i64) as u64
     }
 
     /// Subflow `r` sends the next new segment, if there is data for it.

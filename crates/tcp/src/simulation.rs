@@ -260,6 +260,7 @@ impl Simulation {
             started: false,
             completed_at: None,
             at_stop: None,
+            max_window: ((1u64 << 30) / mss as u64).max(1),
         });
         self.warm_delivered.push(0);
         self.warm_senders.resize(self.owners.len(), SenderCounters::default());
