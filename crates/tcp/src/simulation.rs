@@ -278,15 +278,13 @@ impl Simulation {
     }
 
     /// Runs to the configured duration in `slices` equal slices of simulated time, calling
-    /// `observe` after each (for a progress display): nothing is added to the per-event path.
+    /// `observe` after each (for a progress display).
     pub fn run_observed(mut self, slices: u32, mut observe: impl FnMut(&Progress)) -> RunOutput {
         let end = self.config.duration;
         let slices = slices.max(1) as u64;
         for k in 1..=slices {
             let until = if k == slices { end } else { Time((end.as_ps() as u128 * k as u128 / slices as u128) as u64) };
-            while let Some((_, event)) = self.ctx.events.pop_until(until) {
-                self.dispatch(event);
-            }
+            self.advance(until, u64::MAX);
             observe(&Progress { simulated: until, duration: end, events: self.ctx.events.executed() });
         }
         self.report()
@@ -297,20 +295,29 @@ impl Simulation {
     /// tests bound every case so; a heavy run advances, a run stuck at an instant does not).
     pub fn run_budgeted(mut self, max_events: u64) -> Result<RunOutput, (Progress, bool)> {
         let end = self.config.duration;
-        let mut halfway = None;
-        while let Some((_, event)) = self.ctx.events.pop_until(end) {
-            self.dispatch(event);
-            let executed = self.ctx.events.executed();
-            if executed == max_events / 2 {
-                halfway = Some(self.ctx.events.now());
-            }
-            if executed >= max_events {
+        if self.advance(end, max_events / 2) {
+            let halfway = self.ctx.events.now();
+            if self.advance(end, max_events) {
                 let now = self.ctx.events.now();
-                let progress = Progress { simulated: now, duration: end, events: executed };
-                return Err((progress, halfway.is_some_and(|h| now > h)));
+                let progress = Progress { simulated: now, duration: end, events: self.ctx.events.executed() };
+                return Err((progress, now > halfway));
             }
         }
         Ok(self.report())
+    }
+
+    /// The event loop, the one place events are dispatched (so that the compiler inlines the
+    /// per-packet work into it once): up to time `until`, or until `max_events` events have
+    /// run in all; returns whether it stopped for the count.
+    #[inline(never)]
+    fn advance(&mut self, until: Time, max_events: u64) -> bool {
+        while let Some((_, event)) = self.ctx.events.pop_until(until) {
+            self.dispatch(event);
+            if self.ctx.events.executed() >= max_events {
+                return true;
+            }
+        }
+        false
     }
 
     #[inline(always)]
