@@ -137,6 +137,12 @@ fn sibling(dir: &Path, what: &str, pid: u32) -> PathBuf {
 /// Writes `files` (name, contents) into `dir` as [`prepare`] decided, with the marker; returns
 /// the paths written.
 pub fn write(dir: &Path, target: Target, files: &[(String, Vec<u8>)]) -> Result<Vec<PathBuf>, String> {
+    // The location may have changed while the run ran (a file dropped into a previous output):
+    // decide again, never more destructively than before.
+    let target = match (target, classify(dir, true)?) {
+        (Target::InPlace, _) => Target::InPlace,
+        (_, now) => now,
+    };
     match target {
         Target::New | Target::Replace => write_whole(dir, target, files)?,
         Target::InPlace => write_in_place(dir, files)?,
@@ -343,6 +349,19 @@ mod tests {
             assert!(prepare(&file, overwrite).unwrap_err().contains("not a directory"));
         }
         assert_eq!(fs::read_to_string(&file).unwrap(), "mine");
+    }
+
+    #[test]
+    fn a_file_added_during_the_run_is_kept() {
+        let root = scratch("late");
+        let dir = root.join("out");
+        write(&dir, prepare(&dir, false).unwrap(), &files("one")).unwrap();
+        let target = prepare(&dir, false).unwrap();
+        assert_eq!(target, Target::Replace);
+        fs::write(dir.join("notes.txt"), "written while the run ran").unwrap();
+        write(&dir, target, &files("two")).unwrap();
+        assert_eq!(fs::read_to_string(dir.join("notes.txt")).unwrap(), "written while the run ran");
+        assert_eq!(fs::read_to_string(dir.join("a.parquet")).unwrap(), "two");
     }
 
     #[test]
