@@ -123,6 +123,10 @@ pub fn summarize(dir: &Path) -> Result<String, String> {
     }
     output::write(&summary_dir, target, &files)?;
     let written: Vec<&str> = files.iter().map(|(name, _)| name.trim_end_matches(".parquet")).collect();
-    let _ = writeln!(digest, "\nwritten: {}/summary/{{{}}}.parquet", dir.display(), written.join(","));
+    if written.is_empty() {
+        let _ = writeln!(digest, "\nno table to summarize: no run of this dataset succeeded (their errors are in runs/)");
+    } else {
+        let _ = writeln!(digest, "\nwritten: {}/summary/{{{}}}.parquet", dir.display(), written.join(","));
+    }
     Ok(digest)
 }
