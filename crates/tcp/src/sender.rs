@@ -438,19 +438,18 @@ impl SubflowSender {
             && self.phase == Phase::Open
             && self.probe_end.is_none()
             && self.board.as_ref().is_some_and(|b| b.sacked() == 0)
+            && let Some(srtt) = self.rtt.srtt()
         {
-            if let Some(srtt) = self.rtt.srtt() {
-                // Linux's `tcp_schedule_loss_probe` (3.10 to 4.x, the seeds' kernels; RFC 8985
-                // §7.2 is close): PTO = 2·SRTT, at least 1.5·SRTT + 200 ms (the worst-case
-                // delayed ACK) when one segment is out, at least 10 ms; and at the latest when
-                // the RTO would expire (the probe then goes out instead of the timeout).
-                let mut pto = srtt + srtt;
-                if self.snd_max - self.snd_una <= 1 {
-                    pto = pto.max(srtt + Time(srtt.as_ps() / 2) + Time::from_ms(200));
-                }
-                self.rto_deadline = (now + pto.max(Time::from_ms(10))).min(rto);
-                self.timer_kind = TimerKind::Probe;
+            // Linux's `tcp_schedule_loss_probe` (3.10 to 4.x, the seeds' kernels; RFC 8985
+            // §7.2 is close): PTO = 2·SRTT, at least 1.5·SRTT + 200 ms (the worst-case delayed
+            // ACK) when one segment is out, at least 10 ms; and at the latest when the RTO
+            // would expire (the probe then goes out instead of the timeout).
+            let mut pto = srtt + srtt;
+            if self.snd_max - self.snd_una <= 1 {
+                pto = pto.max(srtt + Time(srtt.as_ps() / 2) + Time::from_ms(200));
             }
+            self.rto_deadline = (now + pto.max(Time::from_ms(10))).min(rto);
+            self.timer_kind = TimerKind::Probe;
         }
         self.wake_for(self.rto_deadline.min(self.reorder_at).max(now))
     }
