@@ -695,12 +695,16 @@ impl SubflowSender {
     /// allows now.
     fn prr_window<W: Window>(&mut self, delivered: u64, pending: u64, w: &mut W) {
         let ssthresh = w.ssthresh();
+        let in_flight = self.in_flight();
         let prr = &mut self.prr;
         prr.delivered += delivered;
         let out = prr.out + pending;
-        let pipe = match &self.board {
-            Some(b) => b.pipe(),
-            None => self.snd_nxt.saturating_sub(self.snd_una).saturating_sub(prr.sacked),
+        // The pipe PRR compares with ssthresh, and what the window is counted from: without
+        // SACK every segment in flight (duplicates' holdings too, and resending a hole does not
+        // add to it) less the holdings for the pipe; with SACK a resent segment joins the pipe.
+        let (pipe, base) = match &self.board {
+            Some(b) => (b.pipe(), b.pipe() + pending),
+            None => (in_flight.saturating_sub(prr.sacked), in_flight),
         };
         let allowed = if pipe as f64 > ssthresh {
             // Proportional: sndcnt = ceil(prr_delivered · ssthresh / RecoverFS) − prr_out.
@@ -709,12 +713,6 @@ impl SubflowSender {
             // Slow-start reduction bound: back up to ssthresh, at most one more than delivered.
             let bound = (prr.delivered as i64 - out as i64).max(delivered as i64) + 1;
             ((ssthresh - pipe as f64) as i64).min(bound)
-        };
-        // Without SACK the window counts every segment in flight, duplicates' holdings too,
-        // and resending a hole does not add to it; with SACK a resent segment joins the pipe.
-        let base = match &self.board {
-            Some(b) => b.pipe() + pending,
-            None => self.in_flight(),
         };
         w.set_cwnd((base + allowed.max(0) as u64) as f64);
     }

@@ -126,9 +126,8 @@ impl Connection {
         p.timestamp = ctx.events.now();
         let id = ctx.net.packets.alloc(p);
         self.send_on(r, id, ctx);
-        if let Some(at) = self.senders[r].arm_syn_timer(ctx.events.now()) {
-            ctx.events.schedule_timer(at, Event::Retransmit(self.first_subflow + r as u32));
-        }
+        let wake = self.senders[r].arm_syn_timer(ctx.events.now());
+        self.wake_at(r, wake, ctx);
     }
 
     /// Sends packet `id` on subflow `r`'s route, after the send jitter if there is one.
@@ -179,7 +178,14 @@ impl Connection {
 
     #[inline(always)]
     fn arm_timer(&mut self, r: usize, ctx: &mut Ctx) {
-        if let Some(at) = self.senders[r].arm_timer(ctx.events.now()) {
+        let wake = self.senders[r].arm_timer(ctx.events.now());
+        self.wake_at(r, wake, ctx);
+    }
+
+    /// Schedules the wake-up of subflow `r`'s timer its sender asked for, if any.
+    #[inline(always)]
+    fn wake_at(&self, r: usize, at: Option<Time>, ctx: &mut Ctx) {
+        if let Some(at) = at {
             ctx.events.schedule_timer(at, Event::Retransmit(self.first_subflow + r as u32));
         }
     }
@@ -298,9 +304,8 @@ impl Connection {
             TimerAction::Restart => self.arm_timer(r, ctx),
             TimerAction::Stop => self.senders[r].stop_timer(),
             TimerAction::Wake => {
-                if let Some(at) = self.senders[r].wake(now) {
-                    ctx.events.schedule_timer(at, Event::Retransmit(self.first_subflow + r as u32));
-                }
+                let wake = self.senders[r].wake(now);
+                self.wake_at(r, wake, ctx);
             }
         }
         self.resend(r, ctx);
@@ -310,10 +315,9 @@ impl Connection {
     /// The timer of subflow `r` woke up.
     pub fn on_timer(&mut self, r: usize, ctx: &mut Ctx) {
         let now = ctx.events.now();
-        let g = self.first_subflow + r as u32;
         match with_sender!(self, r, |s, w| s.on_timer(now, w)) {
             TimerOutcome::Nothing => {}
-            TimerOutcome::Again(at) => ctx.events.schedule_timer(at, Event::Retransmit(g)),
+            TimerOutcome::Again(at) => self.wake_at(r, Some(at), ctx),
             TimerOutcome::ResendSyn => self.send_syn(r, ctx),
             TimerOutcome::Timeout => {
                 self.reinject_outstanding(r);
@@ -334,9 +338,8 @@ impl Connection {
                     let last = self.senders[r].snd_max - 1;
                     self.retransmit(r, last, ctx);
                 }
-                if let Some(at) = self.senders[r].probe_sent(resent, now) {
-                    ctx.events.schedule_timer(at, Event::Retransmit(g));
-                }
+                let wake = self.senders[r].probe_sent(resent, now);
+                self.wake_at(r, wake, ctx);
             }
         }
     }

@@ -452,7 +452,7 @@ impl Simulation {
             let bytes = c.bytes_in(delivered, mss) - c.bytes_in(self.warm_delivered[i], mss);
             // Goodput counts what was delivered within [from, until]: for a flow that stopped
             // before the end (and before completing), what had arrived by its stop.
-            let stopped = c.at_stop.as_ref().filter(|_| c.stop.is_some_and(|t| t <= end && Some(t) == Some(until)));
+            let stopped = c.at_stop.as_ref().filter(|_| c.stop.is_some_and(|t| t == until));
             let (delivered_by, received_by) = match stopped {
                 Some((d, received)) => (*d, Some(received)),
                 None => (delivered, None),
