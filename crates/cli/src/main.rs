@@ -7,6 +7,8 @@
 //! - `equipoise algorithms`: the window laws, as in `docs/algorithms.md`.
 //! - `equipoise sweep FILE`: many runs on all cores into one Parquet dataset ([`sweep`]), or a
 //!   Slurm job array of shards ([`slurm`]); `summarize` and `plot` read the dataset back.
+//! - `equipoise report SWEEP…`: the paper's numbers and findings of a sweep's `[paper]` table
+//!   beside the dataset's, with computed verdicts ([`report`]).
 
 mod aimd_run;
 mod dataset;
@@ -14,6 +16,7 @@ mod formula;
 mod output;
 mod plot;
 mod progress;
+mod report;
 mod slurm;
 mod summarize;
 mod summary;
@@ -79,6 +82,10 @@ enum Command {
         /// Skip the runs already in the dataset.
         #[arg(long)]
         resume: bool,
+        /// The short variant: the base scenario's `[quick]` settings (or a 10 s run), at most two
+        /// replicates, into results/<name>-quick by default.
+        #[arg(long)]
+        quick: bool,
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
@@ -125,7 +132,8 @@ enum Command {
         /// How the matching rows of one run become one value.
         #[arg(long, value_enum, default_value_t = plot::Aggregate::Sum)]
         agg: plot::Aggregate,
-        /// Output file [default: DIR/<y>-vs-<x>.svg].
+        /// Output file, .svg or .png; the other format is written beside it
+        /// [default: DIR/<y>-vs-<x>.svg].
         #[arg(long)]
         out: Option<PathBuf>,
         /// Replace an --out file this tool did not write (a plot it drew is replaced anyway).
@@ -136,9 +144,26 @@ enum Command {
         #[arg(long, value_name = "EXPR")]
         theory: Option<String>,
     },
-    /// Check a scenario without running it.
+    /// The paper's numbers beside ours, and a computed verdict for every finding, from the
+    /// `[paper]` tables of sweep files and their datasets (Markdown).
+    Report {
+        /// Sweep files with a `[paper]` table.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The dataset of the (one) sweep [default: results/<sweep file name>].
+        #[arg(long)]
+        dataset: Option<PathBuf>,
+        /// Read the datasets of the short variants (`sweep --quick`).
+        #[arg(long)]
+        quick: bool,
+        /// Write each report into this document, between `<!-- report: FILE -->` and
+        /// `<!-- end report -->`, instead of printing it.
+        #[arg(long, value_name = "DOC")]
+        into: Option<PathBuf>,
+    },
+    /// Check a scenario or a sweep file without running it.
     Validate {
-        /// The scenario file (TOML).
+        /// The scenario or sweep file (TOML).
         file: PathBuf,
         /// Override a key of the scenario.
         #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -252,6 +277,18 @@ fn run_aimd(file: &Path, scenario: &topologies::AimdScenario, out: Option<PathBu
 
 fn validate(file: &Path, sets: &[String]) -> Result<(), String> {
     let sets = parse_sets(sets, None)?;
+    if is_sweep_file(file) {
+        if !sets.is_empty() {
+            return Err("--set applies to scenarios; a sweep sets its keys in [grid], [[zip]] and [[point]]".into());
+        }
+        let sweep = topologies::sweep::Sweep::load(file).map_err(|e| e.to_string())?;
+        let paper = match &sweep.paper {
+            Some(p) => format!("; [paper]: {} values, {} claims", p.values.len(), p.claims.len()),
+            None => String::new(),
+        };
+        emit(&format!("{}: ok (sweep: {} points × {} replicates{paper})\n", file.display(), sweep.points.len(), sweep.replicates));
+        return Ok(());
+    }
     match topologies::load_experiment(file, &sets).map_err(|e| e.to_string())? {
         Experiment::Packet(scenario) => {
             scenario.build().map_err(|e| e.to_string())?;
@@ -271,13 +308,25 @@ fn validate(file: &Path, sets: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether `file` is a sweep (it names a base `scenario`) rather than a scenario.
+fn is_sweep_file(file: &Path) -> bool {
+    std::fs::read_to_string(file).ok().and_then(|t| t.parse::<toml::Table>().ok()).is_some_and(|t| t.contains_key("scenario"))
+}
+
+/// The default dataset of sweep `file`: `results/<name>`, `results/<name>-quick` for its short
+/// variant.
+fn default_dataset(file: &Path, quick: bool) -> PathBuf {
+    let out = default_out(file);
+    if quick { out.with_file_name(format!("{}-quick", out.file_name().map(|n| n.to_string_lossy()).unwrap_or_default())) } else { out }
+}
+
 fn write_slurm(file: &Path, out: &Path, args: &slurm::SlurmArgs) -> Result<(), String> {
     let absolute = |p: &Path| std::path::absolute(p).map_err(|e| format!("{}: {e}", p.display()));
     let program = std::env::current_exe().map_err(|e| e.to_string())?;
     let (file, out) = (absolute(file)?, absolute(out)?);
     // Check the sweep and lay out its dataset now, rather than on the cluster.
     let sweep = topologies::sweep::Sweep::load(&file).map_err(|e| e.to_string())?;
-    let layout = sweep::SweepArgs { file: file.clone(), out: out.clone(), jobs: 1, shard: None, resume: true, quiet: true };
+    let layout = sweep::SweepArgs { file: file.clone(), out: out.clone(), jobs: 1, shard: None, resume: true, quick: false, quiet: true };
     sweep::prepare(&sweep, &layout)?;
     let script = out.join("sweep.sbatch");
     output::check_file(&script, slurm::SIGNATURE, false)?;
@@ -297,6 +346,7 @@ fn main() -> ExitCode {
             jobs,
             shard,
             resume,
+            quick,
             quiet,
             slurm,
             slurm_shards,
@@ -305,8 +355,10 @@ fn main() -> ExitCode {
             slurm_mem,
             slurm_partition,
         } => {
-            let out = out.unwrap_or_else(|| default_out(&file));
-            if slurm {
+            let out = out.unwrap_or_else(|| default_dataset(&file, quick));
+            if slurm && quick {
+                Err("--quick is for a trial on this machine; a Slurm script runs the full sweep".into())
+            } else if slurm {
                 let args = slurm::SlurmArgs {
                     shards: slurm_shards,
                     cpus: slurm_cpus,
@@ -317,7 +369,7 @@ fn main() -> ExitCode {
                 write_slurm(&file, &out, &args)
             } else {
                 let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-                let args = sweep::SweepArgs { file, out: out.clone(), jobs, shard, resume, quiet };
+                let args = sweep::SweepArgs { file, out: out.clone(), jobs, shard, resume, quick, quiet };
                 sweep::sweep(&args).map(|(ok, failed, skipped)| {
                     if !quiet {
                         emit(&format!("{ok} runs done, {failed} failed, {skipped} already done; dataset in {}/\n", out.display()));
@@ -325,10 +377,14 @@ fn main() -> ExitCode {
                 })
             }
         }
+        Command::Report { files, dataset, quick, into } => {
+            let args = report::ReportArgs { files, dataset, into };
+            report::report(&args, |f| default_dataset(f, quick)).map(|text| emit(&text))
+        }
         Command::Summarize { dir } => summarize::summarize(&dir).map(|digest| emit(&digest)),
         Command::Plot { dir, x, y, by, filter, agg, out, overwrite, theory } => {
             plot::plot(&plot::PlotArgs { dir, x, y, by, filter, aggregate: agg, out, overwrite, theory })
-                .map(|f| emit(&format!("wrote {}\n", f.display())))
+                .map(|files| files.iter().for_each(|f| emit(&format!("wrote {}\n", f.display()))))
         }
         Command::Algorithms => {
             emit(&mptcp_cc::algorithm::reference_markdown());

@@ -1,9 +1,12 @@
 //! `equipoise plot DIR --x KEY --y TABLE.COLUMN [--by KEY]`: a line per series with its 95 %
-//! confidence band across replicates, drawn to SVG.
+//! confidence band across replicates, drawn twice from the same code: SVG for papers, PNG
+//! (with a compiled-in font, so no system font or converter is needed) for quick looks.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Once;
 
+use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::dataset::{mean_ci, numbers, read_table, texts};
@@ -17,9 +20,7 @@ pub enum Aggregate {
     Sum,
     /// Mean over the matching rows.
     Mean,
-    /// Smallest.
     Min,
-    /// Largest.
     Max,
 }
 
@@ -43,9 +44,9 @@ impl Aggregate {
     }
 }
 
-/// What to plot.
+/// What `equipoise plot` was asked to draw.
 pub struct PlotArgs {
-    /// The dataset.
+    /// A sweep's dataset directory.
     pub dir: PathBuf,
     /// Swept key on the x axis.
     pub x: String,
@@ -57,7 +58,7 @@ pub struct PlotArgs {
     pub filter: Option<String>,
     /// How a run's rows become one value.
     pub aggregate: Aggregate,
-    /// Output file (`.svg`).
+    /// Output file (`.svg` or `.png`; the other format is written beside it).
     pub out: Option<PathBuf>,
     /// Replace an existing file this tool did not write.
     pub overwrite: bool,
@@ -65,8 +66,23 @@ pub struct PlotArgs {
     pub theory: Option<String>,
 }
 
-/// Written into every plot, so that a later plot may replace it (and no other file).
+/// Written into every plot (an SVG comment; a PNG text chunk), so that a later plot may
+/// replace it (and no other file).
 pub const SIGNATURE: &str = "<!-- drawn by equipoise plot -->";
+
+/// Pixels of both drawings (the SVG's user units).
+const SIZE: (u32, u32) = (960, 520);
+
+/// The typeface of every label: plotters draws bitmap text only with a registered font.
+const FONT: &str = "sans-serif";
+
+fn register_font() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // DejaVu Sans is a valid TrueType font: registration cannot fail.
+        let _ = plotters::style::register_font(FONT, FontStyle::Normal, dejavu::sans::regular());
+    });
+}
 
 /// A readable axis label for a column: its name with the unit spelled out.
 fn label(column: &str) -> String {
@@ -76,6 +92,26 @@ fn label(column: &str) -> String {
         }
     }
     column.replace('_', " ")
+}
+
+/// Where the legend column's first line is, in pixels from the top.
+const LEGEND_TOP: i32 = 50;
+
+/// `text` cut to `chars` characters (an ellipsis marks the cut), so that it fits the legend.
+fn fit(text: &str, chars: usize) -> String {
+    if text.chars().count() <= chars { text.to_string() } else { format!("{}…", text.chars().take(chars - 1).collect::<String>()) }
+}
+
+/// An axis number in at most four significant digits, large ones with an SI prefix
+/// (`100M` rather than `100000000.0`).
+fn compact(v: f64) -> String {
+    let trim = |s: String| if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
+    for (scale, prefix) in [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")] {
+        if v.abs() >= scale {
+            return format!("{}{prefix}", trim(format!("{:.3}", v / scale)));
+        }
+    }
+    if v == 0.0 || v.abs() >= 1e-3 { trim(format!("{v:.4}")) } else { format!("{v:.2e}") }
 }
 
 /// Orders legend entries by their leading number where they have one ("5pkt" before "10pkt"),
@@ -142,15 +178,23 @@ fn series(args: &PlotArgs) -> Result<BTreeMap<String, Series>, String> {
         .collect())
 }
 
-/// Draws the plot; returns the file written.
-pub fn plot(args: &PlotArgs) -> Result<PathBuf, String> {
-    let data = series(args)?;
+/// The two files of a plot: `--out` (or the default name) and its twin in the other format.
+fn outputs(args: &PlotArgs) -> Result<(PathBuf, PathBuf), String> {
     let out =
         args.out.clone().unwrap_or_else(|| args.dir.join(format!("{}-vs-{}.svg", args.y.replace('.', "-"), args.x.replace('.', "-"))));
-    if out.extension().is_none_or(|e| e != "svg") {
-        return Err(format!("--out {}: only SVG output is supported (name the file .svg)", out.display()));
+    match out.extension().and_then(|e| e.to_str()) {
+        Some("svg") => Ok((out.clone(), out.with_extension("png"))),
+        Some("png") => Ok((out.with_extension("svg"), out)),
+        _ => Err(format!("--out {}: name the file .svg or .png (both are written, side by side)", out.display())),
     }
-    output::check_file(&out, SIGNATURE, args.overwrite)?;
+}
+
+/// Draws the plot; returns the files written (SVG, then PNG).
+pub fn plot(args: &PlotArgs) -> Result<Vec<PathBuf>, String> {
+    let data = series(args)?;
+    let (svg_path, png_path) = outputs(args)?;
+    output::check_file(&svg_path, SIGNATURE, args.overwrite)?;
+    output::check_file(&png_path, SIGNATURE, args.overwrite)?;
     let all = data.values().flat_map(|s| s.iter());
     let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
     for (xk, (_, lo, hi)) in all {
@@ -174,23 +218,52 @@ pub fn plot(args: &PlotArgs) -> Result<PathBuf, String> {
     };
     let pad = (y1 - y0).abs().max(y1.abs() * 0.05).max(1e-12) * 0.05;
     let (y0, y1) = ((y0 - pad).min(0.0f64.max(y0 - pad)), y1 + pad);
+    let figure = Figure { args, data: &data, theory: theory.as_ref(), xr: (x0, x1), yr: (y0, y1) };
+    register_font();
+    let cannot = |path: &Path, e: Box<dyn std::error::Error>| format!("cannot draw {}: {e}", path.display());
+
     let mut svg = String::new();
-    draw(&mut svg, args, &data, theory.as_ref(), (x0, x1), (y0, y1)).map_err(|e| format!("cannot draw {}: {e}", out.display()))?;
+    figure.draw(SVGBackend::with_string(&mut svg, SIZE).into_drawing_area()).map_err(|e| cannot(&svg_path, e))?;
     svg.push_str(SIGNATURE);
     svg.push('\n');
-    output::write_file_atomically(&out, svg.as_bytes())?;
-    Ok(out)
+
+    let mut pixels = vec![0u8; SIZE.0 as usize * SIZE.1 as usize * 3];
+    figure.draw(BitMapBackend::with_buffer(&mut pixels, SIZE).into_drawing_area()).map_err(|e| cannot(&png_path, e))?;
+    let png = encode_png(&pixels).map_err(|e| format!("cannot encode {}: {e}", png_path.display()))?;
+
+    output::write_file_atomically(&svg_path, svg.as_bytes())?;
+    output::write_file_atomically(&png_path, &png)?;
+    Ok(vec![svg_path, png_path])
 }
 
-fn draw(
-    out: &mut String,
-    args: &PlotArgs,
-    data: &BTreeMap<String, Series>,
-    theory: Option<&(String, Vec<(f64, f64)>)>,
+/// RGB pixels as a PNG file carrying [`SIGNATURE`] in a text chunk.
+fn encode_png(rgb: &[u8]) -> Result<Vec<u8>, png::EncodingError> {
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, SIZE.0, SIZE.1);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.add_text_chunk("Software".into(), SIGNATURE.into())?;
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(rgb)?;
+    writer.finish()?;
+    Ok(bytes)
+}
+
+/// Everything a drawing needs, whatever the backend.
+struct Figure<'a> {
+    args: &'a PlotArgs,
+    data: &'a BTreeMap<String, Series>,
+    theory: Option<&'a (String, Vec<(f64, f64)>)>,
     xr: (f64, f64),
     yr: (f64, f64),
-) -> Result<(), Box<dyn std::error::Error>> {
-    let root = SVGBackend::with_string(out, (960, 520)).into_drawing_area();
+}
+
+impl Figure<'_> {
+fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<(), Box<dyn std::error::Error>>
+where
+    DB::ErrorType: 'static,
+{
+    let Figure { args, data, theory, xr, yr } = *self;
     root.fill(&WHITE)?;
     // The legend has a column of its own, so it never covers data.
     let (plot_area, legend_area) = root.split_horizontally(760);
@@ -200,7 +273,7 @@ fn draw(
         None => format!("{} ({}, {} per run)", label(column), args.y, args.aggregate.name()),
     };
     let mut chart = ChartBuilder::on(&plot_area)
-        .caption(title, ("sans-serif", 20))
+        .caption(title, (FONT, 20))
         .margin(16)
         .x_label_area_size(48)
         .y_label_area_size(80)
@@ -209,12 +282,16 @@ fn draw(
     let integral = data.values().flat_map(|s| s.keys()).all(|xk| xk % 1_000_000 == 0);
     let span = (xr.1 - xr.0).round() as usize;
     let mut mesh = chart.configure_mesh();
-    mesh.x_desc(args.x.clone()).y_desc(label(column));
+    mesh.x_desc(args.x.clone()).y_desc(label(column)).y_label_formatter(&|v| compact(*v));
     let whole = |v: &f64| if (v - v.round()).abs() < 1e-9 { format!("{}", v.round() as i64) } else { String::new() };
     if integral && span <= 20 {
         mesh.x_labels(span + 1).x_label_formatter(&whole);
     }
     mesh.draw()?;
+    // The legend's title is the key that tells the lines apart; entries are its values.
+    if let Some(key) = &args.by {
+        legend_area.draw(&Text::new(fit(key, 26), (8, LEGEND_TOP - 7), (FONT, 14)))?;
+    }
     let mut names: Vec<&String> = data.keys().collect();
     names.sort_by(|a, b| natural_order(a, b));
     for (i, name) in names.into_iter().enumerate() {
@@ -223,26 +300,25 @@ fn draw(
         let xs: Vec<(f64, f64, f64, f64)> = points.iter().map(|(xk, (m, lo, hi))| (*xk as f64 / 1e6, *m, *lo, *hi)).collect();
         let band: Vec<(f64, f64)> = xs.iter().map(|p| (p.0, p.3)).chain(xs.iter().rev().map(|p| (p.0, p.2))).collect();
         chart.draw_series(std::iter::once(Polygon::new(band, color.mix(0.2).filled())))?;
-        let legend = match &args.by {
-            Some(k) => format!("{k} = {name}"),
-            None => "mean, 95% CI".to_string(),
-        };
+        let legend = if args.by.is_some() { fit(name, 24) } else { "mean, 95% CI".to_string() };
         chart.draw_series(LineSeries::new(xs.iter().map(|p| (p.0, p.1)), color.stroke_width(2)))?;
         chart.draw_series(xs.iter().map(|p| Circle::new((p.0, p.1), 3, color.filled())))?;
-        let y = 60 + 22 * i as i32;
+        let y = LEGEND_TOP + 22 * (i as i32 + 1);
         legend_area.draw(&PathElement::new(vec![(8, y), (32, y)], color.stroke_width(2)))?;
-        legend_area.draw(&Text::new(legend, (40, y - 7), ("sans-serif", 14)))?;
+        legend_area.draw(&Text::new(legend, (40, y - 7), (FONT, 14)))?;
     }
     if let Some((text, curve)) = theory {
         let style = BLACK.stroke_width(2);
         chart.draw_series(DashedLineSeries::new(curve.iter().copied(), 8, 6, style))?;
-        let y = 60 + 22 * data.len() as i32;
+        let y = LEGEND_TOP + 22 * (data.len() as i32 + 1);
         legend_area.draw(&PathElement::new(vec![(8, y), (14, y)], style))?;
         legend_area.draw(&PathElement::new(vec![(20, y), (26, y)], style))?;
-        legend_area.draw(&Text::new(format!("theory: {text}"), (40, y - 7), ("sans-serif", 14)))?;
+        legend_area.draw(&Text::new("theory", (40, y - 7), (FONT, 14)))?;
+        legend_area.draw(&Text::new(fit(text, 30), (8, y + 12), (FONT, 12)))?;
     }
     root.present()?;
     Ok(())
+}
 }
 
 #[cfg(test)]
@@ -254,5 +330,11 @@ mod tests {
         let mut levels = vec!["50pkt", "5pkt", "20pkt", "10pkt", "reno", "1e-3", "lia"];
         levels.sort_by(|a, b| natural_order(a, b));
         assert_eq!(levels, ["1e-3", "5pkt", "10pkt", "20pkt", "50pkt", "lia", "reno"]);
+    }
+
+    #[test]
+    fn axis_numbers_are_short() {
+        let shown: Vec<String> = [1e8, 2.5e7, 12_000.0, 5000.0, 0.25, 0.0, 1e-5, -3e6].into_iter().map(compact).collect();
+        assert_eq!(shown, ["100M", "25M", "12k", "5k", "0.25", "0", "1.00e-5", "-3M"]);
     }
 }

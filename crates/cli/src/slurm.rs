@@ -14,7 +14,7 @@ pub struct SlurmArgs {
     pub time: String,
     /// Memory per task (`4G`).
     pub mem: String,
-    /// Partition, if any.
+    /// `#SBATCH --partition`; the cluster's default when absent.
     pub partition: Option<String>,
 }
 

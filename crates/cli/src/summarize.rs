@@ -29,7 +29,7 @@ pub fn swept_keys(runs: &DataFrame) -> Vec<String> {
         .collect()
 }
 
-/// One summary row.
+/// One row of `summary.parquet`: a metric's statistics across replicates.
 struct Row {
     point: u32,
     entity: String,

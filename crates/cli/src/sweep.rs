@@ -26,9 +26,8 @@ use crate::tables::{self, Provenance};
 /// A shard: the `k`-th (1-based) of `n` deterministic parts of a sweep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
-    /// Which part, 1..=n.
+    /// 1..=n.
     pub k: usize,
-    /// How many parts.
     pub n: usize,
 }
 
@@ -221,16 +220,17 @@ fn execute(sweep: &Sweep, kinds: &[KeyKind], batch: usize, runs: &[Run], dir: &P
 
 /// What `equipoise sweep` was asked to do.
 pub struct SweepArgs {
-    /// The sweep file.
     pub file: PathBuf,
-    /// The dataset directory.
+    /// The dataset directory (created, or resumed with `resume`).
     pub out: PathBuf,
-    /// Threads.
+    /// Worker threads; each runs whole simulations, so results do not depend on it.
     pub jobs: usize,
     /// Only this part of the runs.
     pub shard: Option<Shard>,
-    /// Skip finished runs.
+    /// Skip the runs whose batch file is already in the dataset.
     pub resume: bool,
+    /// Run the short variant ([`Sweep::quick`]).
+    pub quick: bool,
     /// No progress bar, no summary line.
     pub quiet: bool,
 }
@@ -275,7 +275,11 @@ pub fn prepare(sweep: &Sweep, args: &SweepArgs) -> Result<(), String> {
 
 /// Runs the sweep; returns (runs done now, runs failed now, runs skipped as already done).
 pub fn sweep(args: &SweepArgs) -> Result<(u64, u64, u64), String> {
-    let sweep = Sweep::load(&args.file).map_err(|e| e.to_string())?;
+    let mut sweep = Sweep::load(&args.file).map_err(|e| e.to_string())?;
+    if args.quick {
+        let sets = crate::quick_variant(&sweep.scenario_file)?;
+        sweep = sweep.quick(&sets).map_err(|e| e.to_string())?;
+    }
     prepare(&sweep, args)?;
     run_prepared(&sweep, args)
 }

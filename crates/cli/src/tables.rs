@@ -13,11 +13,11 @@ use topologies::metrics::Metric;
 /// What every output file records about how it was made.
 #[derive(Clone, Debug)]
 pub struct Provenance {
-    /// The scenario file.
+    /// The scenario file, as given on the command line.
     pub file: String,
     /// The effective scenario text (with every `--set` applied).
     pub scenario: String,
-    /// The run seed.
+    /// The run's seed (the scenario's, or the one a sweep derived for this replicate).
     pub seed: u64,
 }
 

@@ -151,6 +151,12 @@ fn plots_summaries_and_batch_scripts_replace_only_their_own_files() {
     assert_eq!(std::fs::read_to_string(p.join("fig.svg")).unwrap(), "<svg>the user's figure</svg>");
     assert!(plot(&["--overwrite"]).status.success());
     assert!(plot(&[]).status.success(), "a plot it drew is replaced");
+    // The PNG twin follows the same rule.
+    std::fs::write(p.join("fig.png"), "the user's picture").unwrap();
+    refused(&plot(&[]), "fig.png");
+    assert_eq!(std::fs::read_to_string(p.join("fig.png")).unwrap(), "the user's picture");
+    assert!(plot(&["--overwrite"]).status.success());
+    assert!(plot(&[]).status.success(), "a PNG it drew is replaced");
     // A batch script: the dataset's own is replaced, another file of that name is not.
     let slurm = || equipoise_in(&p, &["sweep", "s.toml", "--out", "data", "--slurm"]);
     assert!(slurm().status.success());

@@ -215,9 +215,22 @@ fn summary_intervals_match_a_hand_computation_and_plots_are_drawn() {
         svg.to_str().unwrap(),
     ]));
     let text = std::fs::read_to_string(&svg).unwrap();
-    for expected in ["goodput (bit/s)", "flow.f.count", "link.l.rate = 5Mbps", "link.l.rate = 10Mbps"] {
+    for expected in ["goodput (bit/s)", "flow.f.count", "link.l.rate", "5Mbps", "10Mbps"] {
         assert!(text.contains(expected), "{expected} missing from the plot");
     }
+    // The same figure as PNG beside it, with its text drawn (dark pixels in the legend column,
+    // where only the legend's words are black) and both series' colours.
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(out.join("plot.png")).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    assert_eq!((info.width, info.height, info.color_type), (960, 520, png::ColorType::Rgb));
+    let at = |x: usize, y: usize| &pixels[(y * 960 + x) * 3..(y * 960 + x) * 3 + 3];
+    let legend_text = (0..520).flat_map(|y| (800..960).map(move |x| (x, y))).filter(|&(x, y)| at(x, y).iter().all(|&c| c < 80)).count();
+    assert!(legend_text > 200, "legend text missing from the PNG: {legend_text} dark pixels");
+    let colours: std::collections::BTreeSet<&[u8]> =
+        (0..520).flat_map(|y| (0..760).map(move |x| (x, y))).map(|(x, y)| at(x, y)).filter(|c| c[0] != c[1] || c[1] != c[2]).collect();
+    assert!(colours.len() >= 2, "series colours missing from the PNG");
 }
 
 #[test]

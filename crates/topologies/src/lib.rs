@@ -1,5 +1,9 @@
 //! Scenario files of equipoise: from TOML to a runnable simulation.
 //!
+//! Every experiment of the papers is a file rather than code, so that reproducing, varying or
+//! sweeping one needs no recompilation, and a mistake in a file is reported by key path
+//! instead of silently running something else.
+//!
 //! The pipeline is a chain of types, each stage checking what it can:
 //!
 //! 1. [`parse::parse_text`]: TOML text to a `toml::Table` (syntax errors, with line and column).
@@ -22,6 +26,7 @@ pub mod generate;
 pub mod metrics;
 pub mod model;
 pub mod overrides;
+pub mod paper;
 pub mod parse;
 pub mod reader;
 pub mod sweep;

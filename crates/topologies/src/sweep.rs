@@ -88,6 +88,8 @@ pub struct Sweep {
     pub keys: Vec<String>,
     /// Every point.
     pub points: Vec<Point>,
+    /// The paper's numbers and findings for this sweep (`[paper]`), for `equipoise report`.
+    pub paper: Option<crate::paper::Paper>,
 }
 
 /// One factor of the product: a list of assignments per level.
@@ -157,6 +159,10 @@ impl Sweep {
             }
             factors.push(factor);
         }
+        let paper = top.value("paper");
+        if let Some(v) = paper.filter(|v| !v.is_table()) {
+            return Err(ScenarioError::new(file, "paper", format!("expected a table, got {}", type_name(v))));
+        }
         top.finish()?;
 
         let scenario_file = dir.join(scenario_rel);
@@ -180,6 +186,7 @@ impl Sweep {
             runs_per_file: 1,
             keys,
             points: Vec::new(),
+            paper: None,
         };
         sweep.check_levels(&factors)?;
         // Sizes are checked before anything is allocated for them.
@@ -207,7 +214,11 @@ impl Sweep {
         // simulating. It depends on the sweep alone, so the dataset's layout does too.
         let runs = points.len() * replicates as usize;
         let runs_per_file = runs_per_file.map_or((runs / 100).clamp(1, 50), |n| n as usize);
-        Ok(Sweep { points, runs_per_file, ..sweep })
+        let paper = match paper.and_then(Value::as_table) {
+            Some(table) => Some(crate::paper::read_paper(file, table, &sweep.keys, &points)?),
+            None => None,
+        };
+        Ok(Sweep { points, runs_per_file, paper, ..sweep })
     }
 
     /// Applies each level to the base scenario, so that a key path that leads nowhere, an
@@ -241,6 +252,28 @@ impl Sweep {
             }
         }
         Ok(())
+    }
+
+    /// The sweep's short variant: `sets` (the base scenario's `[quick]` settings) applied to
+    /// the base, at most two replicates (the fewest that give a confidence interval), one run
+    /// per file. Its text records the settings, so that its dataset is never taken for the full
+    /// sweep's.
+    pub fn quick(self, sets: &[(String, String)]) -> Result<Sweep> {
+        let mut base = self.base.clone();
+        for (key, value) in sets {
+            set_key(&mut base, key, crate::overrides::parse_value(value))
+                .map_err(|m| ScenarioError::new(&self.scenario_name, format!("quick.\"{key}\""), m))?;
+        }
+        Experiment::read(&self.scenario_name, &base)?;
+        let listed: Vec<String> = sets.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        Ok(Sweep {
+            text: format!("{}\n# --quick: {}\n", self.text, listed.join(" ")),
+            scenario_text: toml::to_string(&base).map_err(|e| ScenarioError::new(&self.scenario_name, "", e.to_string()))?,
+            base,
+            replicates: self.replicates.min(2),
+            runs_per_file: 1,
+            ..self
+        })
     }
 
     /// Whether the base scenario is of seed 004's AIMD model rather than packet-level.

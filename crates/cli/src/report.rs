@@ -1,0 +1,360 @@
+//! `equipoise report SWEEP…`: the paper's numbers beside ours and a verdict for every finding,
+//! computed from a sweep's `[paper]` table and its dataset (Markdown), optionally written into
+//! the marked blocks of a document so that no number there is typed by hand.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use polars::prelude::DataFrame;
+use topologies::paper::{Claim, Paper, Quantity, Relation, TABLES};
+use topologies::sweep::Sweep;
+
+use crate::dataset::{mean_ci, numbers, read_table, texts};
+use crate::output;
+
+/// What `equipoise report` was asked to do.
+pub struct ReportArgs {
+    /// Sweep files with a `[paper]` table.
+    pub files: Vec<PathBuf>,
+    /// The dataset of a single sweep, when not at its default place.
+    pub dataset: Option<PathBuf>,
+    /// A document whose `<!-- report: FILE -->` … `<!-- end report -->` blocks are replaced.
+    pub into: Option<PathBuf>,
+}
+
+/// A claim's outcome, worst first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    /// The data contradict it beyond the confidence intervals (or in some replicate).
+    DoesNotHold,
+    /// The means contradict it but the intervals overlap.
+    WithinNoise,
+    /// An ordering the means follow, with overlapping intervals.
+    HoldsInTheMeans,
+    /// The means follow it and, for orderings, the intervals are disjoint.
+    Holds,
+}
+
+impl Verdict {
+    fn text(self) -> &'static str {
+        match self {
+            Verdict::DoesNotHold => "does not hold",
+            Verdict::WithinNoise => "within noise",
+            Verdict::HoldsInTheMeans => "holds in the means (CIs overlap)",
+            Verdict::Holds => "holds",
+        }
+    }
+}
+
+/// A quantity's replicate values, in replicate order, and their statistics.
+#[derive(Clone, Debug)]
+struct Measured {
+    values: Vec<(u32, f64)>,
+    mean: f64,
+    half: f64,
+}
+
+impl Measured {
+    fn new(mut values: Vec<(u32, f64)>) -> Self {
+        values.sort_by_key(|v| v.0);
+        let xs: Vec<f64> = values.iter().map(|v| v.1).collect();
+        let (_, mean, _, half) = mean_ci(&xs);
+        Measured { values, mean, half: if half.is_nan() { 0.0 } else { half } }
+    }
+}
+
+/// The verdict of one chain of measured quantities.
+pub fn chain_verdict(relation: Relation, tolerance: f64, each_replicate: bool, chain: &[(f64, f64)], replicates: &[Vec<f64>]) -> Verdict {
+    let pairs = || chain.windows(2).map(|w| (w[0], w[1]));
+    if each_replicate {
+        let every = replicates.iter().all(|r| r.windows(2).all(|w| relation.holds(w[0], w[1], tolerance)));
+        return if every { Verdict::Holds } else { Verdict::DoesNotHold };
+    }
+    let in_means = pairs().all(|(a, b)| relation.holds(a.0, b.0, tolerance));
+    let overlap = |a: (f64, f64), b: (f64, f64)| (a.0 - b.0).abs() <= a.1 + b.1;
+    match (relation.is_strict(), in_means) {
+        (true, true) if pairs().all(|(a, b)| !overlap(a, b)) => Verdict::Holds,
+        (true, true) => Verdict::HoldsInTheMeans,
+        (false, true) => Verdict::Holds,
+        (false, false) if pairs().all(|(a, b)| relation.holds(a.0, b.0, tolerance) || overlap(a, b)) => Verdict::WithinNoise,
+        _ => Verdict::DoesNotHold,
+    }
+}
+
+/// The dataset's values, read once per table.
+struct Dataset {
+    dir: PathBuf,
+    tables: BTreeMap<String, DataFrame>,
+}
+
+impl Dataset {
+    fn table(&mut self, name: &str) -> Result<&DataFrame, String> {
+        if !self.tables.contains_key(name) {
+            let df = read_table(&self.dir, name)?;
+            self.tables.insert(name.to_string(), df);
+        }
+        Ok(&self.tables[name])
+    }
+
+    /// The replicate values of `q`; an error naming `q`'s key when the dataset lacks it.
+    fn measure(&mut self, file: &str, q: &Quantity) -> Result<Measured, String> {
+        let dir = self.dir.display().to_string();
+        let (table, column, entity_col) = match q.metric.split_once('.') {
+            Some((t, c)) => (t.to_string(), c.to_string(), TABLES.iter().find(|(n, _)| *n == t).and_then(|(_, e)| *e)),
+            None => ("metrics".to_string(), "value".to_string(), Some("group")),
+        };
+        let df = self.table(&table)?;
+        let points = numbers(df, "point").ok_or_else(|| format!("{dir}: {table} has no point column: not a sweep dataset"))?;
+        let replicates = numbers(df, "replicate").unwrap_or_default();
+        let values = numbers(df, &column).ok_or_else(|| format!("{file}: {}.metric: {dir}: {table} has no numeric column \"{column}\"", q.key))?;
+        let entities = entity_col.and_then(|c| texts(df, c));
+        let metrics = if table == "metrics" { texts(df, "metric") } else { None };
+        let mut found: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
+        let (mut metric_seen, mut groups_seen) = (false, Vec::<String>::new());
+        for i in 0..df.height() {
+            if metrics.as_ref().is_some_and(|m| m[i] != q.metric) {
+                continue;
+            }
+            metric_seen = true;
+            let entity = entities.as_ref().map_or("", |e| e[i].as_str());
+            if entity != q.group {
+                if !groups_seen.iter().any(|g| g == entity) {
+                    groups_seen.push(entity.to_string());
+                }
+                continue;
+            }
+            if points[i] as usize == q.point {
+                found.entry(replicates[i] as u32).or_default().push(values[i]);
+            }
+        }
+        if !metric_seen {
+            return Err(format!("{file}: {}.metric: the dataset {dir} has no metric \"{}\"", q.key, q.metric));
+        }
+        if found.is_empty() {
+            let has_point = points.iter().any(|&p| p as usize == q.point);
+            return Err(if !has_point {
+                format!("{file}: {}.point: point {} has no runs in {dir} yet (run the sweep, or --resume it)", q.key, q.point)
+            } else {
+                groups_seen.sort();
+                format!("{file}: {}.group: \"{}\" is not in the dataset {dir} (groups: {})", q.key, q.group, groups_seen.join(", "))
+            });
+        }
+        if let Some((r, rows)) = found.iter().find(|(_, rows)| rows.len() > 1) {
+            return Err(format!("{file}: {}: {} rows match in replicate {r}; name one {}", q.key, rows.len(), entity_col.unwrap_or("row")));
+        }
+        Ok(Measured::new(found.into_iter().map(|(r, rows)| (r, rows[0])).collect()))
+    }
+}
+
+/// A number in `unit`, scaled to a readable prefix, three significant digits.
+fn show(value: f64, unit: &str) -> String {
+    if !value.is_finite() {
+        return "—".into();
+    }
+    let (scale, name) = match unit {
+        "bit/s" if value.abs() >= 1e9 => (1e9, " Gb/s"),
+        "bit/s" if value.abs() >= 1e6 => (1e6, " Mb/s"),
+        "bit/s" if value.abs() >= 1e3 => (1e3, " kb/s"),
+        "bit/s" => (1.0, " b/s"),
+        "s" if value.abs() < 1.0 && value != 0.0 => (1e-3, " ms"),
+        "s" => (1.0, " s"),
+        _ => (1.0, ""),
+    };
+    format!("{}{name}", significant(value / scale))
+}
+
+fn significant(x: f64) -> String {
+    if x == 0.0 {
+        return "0".into();
+    }
+    let digits = (2 - x.abs().log10().floor() as i32).clamp(0, 6) as usize;
+    format!("{x:.digits$}")
+}
+
+/// The unit of a quantity's metric.
+fn unit_of(q: &Quantity) -> &'static str {
+    if let Some(m) = topologies::metrics::METRICS.iter().find(|(m, _, _)| *m == q.metric) {
+        return m.1;
+    }
+    match q.metric.rsplit('_').next() {
+        Some("bps") => "bit/s",
+        Some("s") => "s",
+        _ => "",
+    }
+}
+
+/// The point's swept values, short (`flow.mp.cc=lia`).
+fn point_name(sweep: &Sweep, q: &Quantity) -> String {
+    let p = &sweep.points[q.point];
+    if sweep.points.len() == 1 {
+        return String::new();
+    }
+    p.values.iter().map(|(k, v)| format!("{}={}", k.rsplit('.').next().unwrap_or(k), topologies::sweep::value_text(v))).collect::<Vec<_>>().join(", ")
+}
+
+fn side_name(sweep: &Sweep, claim: &Claim, q: &Quantity) -> String {
+    let first = &claim.chains[0][0];
+    let mut parts = Vec::new();
+    let point = point_name(sweep, q);
+    if !point.is_empty() {
+        parts.push(point);
+    }
+    if claim.chains.iter().flatten().any(|o| o.group != first.group) {
+        parts.push(q.group.clone());
+    }
+    if claim.chains.iter().flatten().any(|o| o.metric != first.metric) {
+        parts.push(q.metric.clone());
+    }
+    parts.join(" ")
+}
+
+/// The Markdown report of one sweep.
+pub fn report_one(file: &Path, dataset: &Path) -> Result<String, String> {
+    let sweep = Sweep::load(file).map_err(|e| e.to_string())?;
+    let name = file.display().to_string();
+    let Some(paper) = &sweep.paper else {
+        return Err(format!("{name}: no [paper] table: nothing to compare (see README, \"Reproducing the papers\")"));
+    };
+    let mut data = Dataset { dir: dataset.to_path_buf(), tables: BTreeMap::new() };
+    let mut out = String::new();
+    render(&mut out, &sweep, paper, &name, &mut data).map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+fn render(out: &mut String, sweep: &Sweep, paper: &Paper, name: &str, data: &mut Dataset) -> Result<(), String> {
+    let runs = data.table("runs").map(|df| df.height()).unwrap_or(0);
+    let w = |e: std::fmt::Error| e.to_string();
+    writeln!(
+        out,
+        "{}: `equipoise sweep {name}` → `{}`, {} points × {} replicates ({runs} runs in the dataset). Mean ± 95 % CI over replicates.\n",
+        if paper.source.is_empty() { "Paper" } else { &paper.source },
+        data.dir.display(),
+        sweep.points.len(),
+        sweep.replicates
+    )
+    .map_err(w)?;
+    if !paper.values.is_empty() {
+        writeln!(out, "| | paper | ours | ours / paper |\n|---|---|---|---|").map_err(w)?;
+        for v in &paper.values {
+            let m = data.measure(name, &v.quantity)?;
+            let unit = unit_of(&v.quantity);
+            let ours = if m.values.len() > 1 { format!("{} ± {}", show(m.mean, unit), show(m.half, unit)) } else { show(m.mean, unit) };
+            writeln!(out, "| {} | {} | {ours} | {:.2} |", v.label, show(v.value, unit), m.mean / v.value).map_err(w)?;
+        }
+        writeln!(out).map_err(w)?;
+    }
+    if !paper.claims.is_empty() {
+        writeln!(out, "| finding | verdict | ours |\n|---|---|---|").map_err(w)?;
+        for claim in &paper.claims {
+            let mut verdict = Verdict::Holds;
+            let mut shown = Vec::new();
+            for chain in &claim.chains {
+                let measured: Vec<Measured> = chain.iter().map(|q| data.measure(name, q)).collect::<Result<_, _>>()?;
+                let stats: Vec<(f64, f64)> = measured.iter().map(|m| (m.mean, m.half)).collect();
+                let replicates = per_replicate(&measured);
+                verdict = verdict.min(chain_verdict(claim.relation, claim.tolerance, claim.each_replicate, &stats, &replicates));
+                let unit = unit_of(&chain[0]);
+                let terms: Vec<String> = chain
+                    .iter()
+                    .zip(&measured)
+                    .map(|(q, m)| {
+                        let label = side_name(sweep, claim, q);
+                        let value = format!("{} ± {}", show(m.mean, unit), show(m.half, unit));
+                        if label.is_empty() { value } else { format!("{label}: {value}") }
+                    })
+                    .collect();
+                let mut line = terms.join(&format!(" {} ", claim.relation.symbol()));
+                if claim.each_replicate {
+                    let held = replicates.iter().filter(|r| r.windows(2).all(|w| claim.relation.holds(w[0], w[1], claim.tolerance))).count();
+                    line.push_str(&format!(" (in {held} of {} replicates)", replicates.len()));
+                }
+                shown.push(line);
+            }
+            let text = claim.text.replace('|', "\\|");
+            writeln!(out, "| {text} | **{}** | {} |", verdict.text(), shown.join("; ").replace('|', "\\|")).map_err(w)?;
+        }
+        writeln!(out).map_err(w)?;
+    }
+    Ok(())
+}
+
+/// The chain's values replicate by replicate (replicates every side has).
+fn per_replicate(chain: &[Measured]) -> Vec<Vec<f64>> {
+    let Some(first) = chain.first() else { return Vec::new() };
+    first
+        .values
+        .iter()
+        .filter_map(|(r, _)| chain.iter().map(|m| m.values.iter().find(|v| v.0 == *r).map(|v| v.1)).collect::<Option<Vec<f64>>>())
+        .collect()
+}
+
+/// Runs `equipoise report`: prints the reports, or writes them into the document's blocks.
+pub fn report(args: &ReportArgs, default_dataset: impl Fn(&Path) -> PathBuf) -> Result<String, String> {
+    if args.dataset.is_some() && args.files.len() != 1 {
+        return Err("--dataset names the dataset of one sweep; give one sweep file, or leave it out".into());
+    }
+    let mut reports = Vec::new();
+    for file in &args.files {
+        let dataset = args.dataset.clone().unwrap_or_else(|| default_dataset(file));
+        reports.push((file, report_one(file, &dataset)?));
+    }
+    let Some(doc) = &args.into else {
+        return Ok(reports.into_iter().map(|(_, r)| r).collect::<Vec<_>>().join("\n"));
+    };
+    let mut text = std::fs::read_to_string(doc).map_err(|e| format!("cannot read {}: {e}", doc.display()))?;
+    for (file, body) in &reports {
+        text = replace_block(&text, &file.display().to_string(), body).map_err(|e| format!("{}: {e}", doc.display()))?;
+    }
+    output::write_file_atomically(doc, text.as_bytes())?;
+    Ok(format!("updated {} block(s) of {}\n", reports.len(), doc.display()))
+}
+
+/// `text` with the block after `<!-- report: FILE -->` (up to `<!-- end report -->`) set to `body`.
+fn replace_block(text: &str, file: &str, body: &str) -> Result<String, String> {
+    let start = format!("<!-- report: {file} -->");
+    let Some(at) = text.find(&start) else {
+        return Err(format!("no block \"{start}\" to write {file}'s report into"));
+    };
+    let from = at + start.len();
+    let end = "<!-- end report -->";
+    let Some(len) = text[from..].find(end) else { return Err(format!("the block \"{start}\" has no \"{end}\"")) };
+    Ok(format!("{}\n{}{}", &text[..from], body, &text[from + len..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_follow_means_and_intervals() {
+        let v = |rel, chain: &[(f64, f64)]| chain_verdict(rel, 0.0, false, chain, &[]);
+        assert_eq!(v(Relation::Increasing, &[(1.0, 0.1), (2.0, 0.1), (3.0, 0.1)]), Verdict::Holds);
+        assert_eq!(v(Relation::Increasing, &[(1.0, 0.6), (2.0, 0.6)]), Verdict::HoldsInTheMeans);
+        assert_eq!(v(Relation::Increasing, &[(2.0, 0.6), (1.0, 0.6)]), Verdict::DoesNotHold);
+        assert_eq!(v(Relation::Decreasing, &[(2.0, 0.1), (1.0, 0.1)]), Verdict::Holds);
+        assert_eq!(v(Relation::AtLeast, &[(0.95, 0.1), (1.0, 0.1)]), Verdict::WithinNoise);
+        assert_eq!(v(Relation::AtLeast, &[(0.5, 0.1), (1.0, 0.1)]), Verdict::DoesNotHold);
+        assert_eq!(chain_verdict(Relation::AtLeast, 0.1, false, &[(0.95, 0.0), (1.0, 0.0)], &[]), Verdict::Holds);
+        let each = |reps: &[Vec<f64>]| chain_verdict(Relation::AtLeast, 0.0, true, &[(2.0, 0.1), (1.0, 0.1)], reps);
+        assert_eq!(each(&[vec![2.0, 1.0], vec![3.0, 1.0]]), Verdict::Holds);
+        assert_eq!(each(&[vec![2.0, 1.0], vec![0.5, 1.0]]), Verdict::DoesNotHold);
+    }
+
+    #[test]
+    fn numbers_read_in_their_units() {
+        assert_eq!(show(951_000.0, "bit/s"), "951 kb/s");
+        assert_eq!(show(2.75e6, "bit/s"), "2.75 Mb/s");
+        assert_eq!(show(0.0123, "s"), "12.3 ms");
+        assert_eq!(show(0.5, "1"), "0.500");
+        assert_eq!(show(1234.0, "count"), "1234");
+    }
+
+    #[test]
+    fn blocks_are_replaced_between_their_markers_only() {
+        let doc = "intro\n<!-- report: a.toml -->\nold\n<!-- end report -->\nmiddle\n<!-- report: b.toml -->\nkeep\n<!-- end report -->\n";
+        let new = replace_block(doc, "a.toml", "new\n").unwrap();
+        assert_eq!(new, "intro\n<!-- report: a.toml -->\nnew\n<!-- end report -->\nmiddle\n<!-- report: b.toml -->\nkeep\n<!-- end report -->\n");
+        assert!(replace_block(doc, "c.toml", "x").unwrap_err().contains("c.toml"));
+    }
+}

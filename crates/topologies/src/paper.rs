@@ -1,0 +1,444 @@
+//! A sweep's `[paper]` table: the numbers a paper reports and the findings it states, tied to the
+//! sweep's points and the dataset's metrics, so that `equipoise report` computes the comparison
+//! and a verdict for every finding instead of someone typing them.
+//!
+//! ```toml
+//! [paper]
+//! source = "Table III"
+//!
+//! [[paper.value]]
+//! label = "EWTCP, single-path users"
+//! point = { "flow.mp.cc" = "ewtcp" }        # the sweep point, by its swept values
+//! metric = "goodput_mean"                   # a metric of the metrics table, or TABLE.COLUMN
+//! group = "sp"                              # its group (or the TABLE's entity)
+//! value = 0.951e6                           # in the metric's unit
+//!
+//! [[paper.claim]]
+//! text = "single-path users get more from EWTCP to Coupled"
+//! metric = "goodput_mean"                   # defaults for every side
+//! group = "sp"
+//! increasing = [{ point = { "flow.mp.cc" = "ewtcp" } }, { point = { "flow.mp.cc" = "coupled" } }]
+//! # or decreasing / at_least / at_most = [sides], or along = "KEY" with trend = "increasing"
+//! ```
+
+use toml::{Table, Value};
+
+use crate::error::{Result, ScenarioError, suggestion};
+use crate::metrics::METRICS;
+use crate::reader::{Reader, type_name};
+use crate::sweep::Point;
+
+/// Tables other than `metrics` a quantity may name as `TABLE.COLUMN`, with the column naming
+/// their entity (the quantity's `group`); `model` has one row per run and no entity.
+pub const TABLES: [(&str, Option<&str>); 5] =
+    [("flows", Some("flow")), ("subflows", Some("flow")), ("links", Some("link")), ("connections", Some("group")), ("model", None)];
+
+/// What the paper reports and states, for one sweep.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Paper {
+    /// Where in the paper (a table, a figure).
+    pub source: String,
+    /// Numbers to put beside ours.
+    pub values: Vec<PaperValue>,
+    /// Findings to check.
+    pub claims: Vec<Claim>,
+}
+
+/// One measured quantity of the dataset: a metric of one group at one point, whose replicates
+/// give a mean and a confidence interval.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Quantity {
+    /// Index of the sweep point.
+    pub point: usize,
+    /// A `metrics` metric (`goodput_mean`) or `TABLE.COLUMN` (`links.utilization`).
+    pub metric: String,
+    /// The metric's group, or the table's entity; empty for the `model` table.
+    pub group: String,
+    /// Where it was written, for errors found once the dataset is read.
+    pub key: String,
+}
+
+/// A number the paper reports.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PaperValue {
+    /// Row name in the report.
+    pub label: String,
+    /// Our counterpart.
+    pub quantity: Quantity,
+    /// The paper's value, in the metric's unit.
+    pub value: f64,
+}
+
+/// How the sides of a claim must compare, left to right.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Relation {
+    /// Each side strictly below the next.
+    Increasing,
+    /// Each side strictly above the next.
+    Decreasing,
+    /// Each side at least the next (less the tolerance).
+    AtLeast,
+    /// Each side at most the next (plus the tolerance).
+    AtMost,
+}
+
+impl Relation {
+    const NAMES: [(&'static str, Relation); 4] = [
+        ("increasing", Relation::Increasing),
+        ("decreasing", Relation::Decreasing),
+        ("at_least", Relation::AtLeast),
+        ("at_most", Relation::AtMost),
+    ];
+
+    /// Whether equality fails the relation (orderings) or passes it (bounds).
+    pub fn is_strict(self) -> bool {
+        matches!(self, Relation::Increasing | Relation::Decreasing)
+    }
+
+    /// Whether `a` then `b` is in this relation's direction, allowing `tolerance` (a fraction of
+    /// `b`) for the bounds.
+    pub fn holds(self, a: f64, b: f64, tolerance: f64) -> bool {
+        let slack = tolerance * b.abs();
+        match self {
+            Relation::Increasing => a < b,
+            Relation::Decreasing => a > b,
+            Relation::AtLeast => a >= b - slack,
+            Relation::AtMost => a <= b + slack,
+        }
+    }
+
+    /// The relation's sign between two sides, for the report (`<`, `≥`).
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Relation::Increasing => "<",
+            Relation::Decreasing => ">",
+            Relation::AtLeast => "≥",
+            Relation::AtMost => "≤",
+        }
+    }
+}
+
+/// A finding the paper states: every chain of quantities must satisfy the relation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Claim {
+    /// The finding, in the paper's words or close to them.
+    pub text: String,
+    /// How consecutive quantities compare.
+    pub relation: Relation,
+    /// One chain for a listed claim; for a trend, one per combination of the other swept keys.
+    pub chains: Vec<Vec<Quantity>>,
+    /// The relation must hold in every replicate, not only in the means ("for each seed").
+    pub each_replicate: bool,
+    /// Fraction of the right side a bound may miss by and still hold.
+    pub tolerance: f64,
+}
+
+/// Defaults a side inherits from its claim.
+#[derive(Clone, Default)]
+struct Defaults<'a> {
+    point: Option<&'a Value>,
+    metric: Option<&'a str>,
+    group: Option<&'a str>,
+}
+
+/// Reads `[paper]` of sweep `file`, resolving every point against the sweep's.
+pub fn read_paper(file: &str, table: &Table, keys: &[String], points: &[Point]) -> Result<Paper> {
+    let mut t = Reader::new(file, "paper", table);
+    let source = t.string("source")?.unwrap_or_default().to_string();
+    let mut values = Vec::new();
+    for (i, item) in tables(&mut t, "value")?.into_iter().enumerate() {
+        let mut v = Reader::new(file, format!("paper.value[{i}]"), item);
+        let label = v.required_string("label")?.to_string();
+        let value = v.number("value")?.ok_or_else(|| v.missing("value", "missing; expected the paper's number, in the metric's unit"))?;
+        let defaults = Defaults { point: v.value("point"), metric: v.string("metric")?, group: v.string("group")? };
+        let quantity = quantity(file, v.path(), &Table::new(), &defaults, keys, points)?;
+        v.finish()?;
+        values.push(PaperValue { label, quantity, value });
+    }
+    let mut claims = Vec::new();
+    for (i, item) in tables(&mut t, "claim")?.into_iter().enumerate() {
+        claims.push(read_claim(file, &format!("paper.claim[{i}]"), item, keys, points)?);
+    }
+    t.finish()?;
+    if values.is_empty() && claims.is_empty() {
+        return Err(ScenarioError::new(file, "paper", "empty; give [[paper.value]] or [[paper.claim]] entries"));
+    }
+    Ok(Paper { source, values, claims })
+}
+
+/// The array of tables at `key` (`[[paper.key]]`), empty when absent.
+fn tables<'a>(t: &mut Reader<'a>, key: &'static str) -> Result<Vec<&'a Table>> {
+    match t.value(key) {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| item.as_table().ok_or_else(|| t.error(&format!("{key}[{i}]"), "expected a table")))
+            .collect(),
+        Some(other) => Err(t.error(key, format!("expected [[paper.{key}]] tables, got {}", type_name(other)))),
+    }
+}
+
+fn read_claim(file: &str, path: &str, table: &Table, keys: &[String], points: &[Point]) -> Result<Claim> {
+    let mut c = Reader::new(file, path, table);
+    let text = c.required_string("text")?.to_string();
+    let defaults = Defaults { point: c.value("point"), metric: c.string("metric")?, group: c.string("group")? };
+    let each_replicate = c.boolean("each_replicate")?.unwrap_or(false);
+    let tolerance = c.number("tolerance")?.unwrap_or(0.0);
+    if !(0.0..1.0).contains(&tolerance) {
+        return Err(c.error("tolerance", format!("{tolerance}: expected a fraction in [0, 1)")));
+    }
+    let mut listed = Vec::new();
+    for (name, relation) in Relation::NAMES {
+        if let Some(v) = c.value(name) {
+            listed.push((name, relation, v));
+        }
+    }
+    let along = c.string("along")?;
+    let trend = c.choice("trend", &[("increasing", Relation::Increasing), ("decreasing", Relation::Decreasing)])?;
+    let (relation, chains) = match (listed.as_slice(), along, trend) {
+        ([(name, relation, sides)], None, None) => {
+            let Value::Array(sides) = sides else {
+                return Err(c.error(name, format!("expected a list of sides, got {}", type_name(sides))));
+            };
+            if sides.len() < 2 {
+                return Err(c.error(name, "expected at least two sides to compare"));
+            }
+            let chain = sides
+                .iter()
+                .enumerate()
+                .map(|(j, side)| {
+                    let here = format!("{path}.{name}[{j}]");
+                    let side = side.as_table().ok_or_else(|| ScenarioError::new(file, &here, "expected a table of point, metric, group"))?;
+                    quantity(file, &here, side, &defaults, keys, points)
+                })
+                .collect::<Result<Vec<_>>>()?;
+            (*relation, vec![chain])
+        }
+        ([], Some(key), Some(relation)) => (relation, trend_chains(file, path, key, &defaults, keys, points)?),
+        ([], Some(_), None) => return Err(c.missing("trend", "missing; expected \"increasing\" or \"decreasing\" along the key")),
+        ([], None, Some(_)) => return Err(c.missing("along", "missing; expected the swept key the trend follows")),
+        _ => {
+            return Err(c.error(
+                "text",
+                "expected exactly one of increasing, decreasing, at_least, at_most (a list of sides), or along with trend",
+            ));
+        }
+    };
+    c.finish()?;
+    Ok(Claim { text, relation, chains, each_replicate, tolerance })
+}
+
+/// One chain per combination of the swept keys other than `along`, ordered by `along`'s value
+/// (numerically when it is a number, else in sweep order).
+fn trend_chains(file: &str, path: &str, along: &str, defaults: &Defaults, keys: &[String], points: &[Point]) -> Result<Vec<Vec<Quantity>>> {
+    if !keys.iter().any(|k| k == along) {
+        return Err(ScenarioError::new(
+            file,
+            format!("{path}.along"),
+            format!("\"{along}\" is not a swept key of this sweep{}", suggestion(along, keys.iter().map(String::as_str))),
+        ));
+    }
+    let candidates: Vec<&Point> = points.iter().filter(|p| defaults.point.is_none_or(|v| matches(p, v))).collect();
+    let mut chains: Vec<(String, Vec<(&Point, f64)>)> = Vec::new();
+    for p in candidates {
+        let others: String =
+            p.values.iter().filter(|(k, _)| k != along).map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",");
+        let position = p.values.iter().find(|(k, _)| k == along).and_then(|(_, v)| v.as_float().or(v.as_integer().map(|i| i as f64)));
+        let position = position.unwrap_or(p.index as f64);
+        match chains.iter_mut().find(|(o, _)| *o == others) {
+            Some((_, chain)) => chain.push((p, position)),
+            None => chains.push((others, vec![(p, position)])),
+        }
+    }
+    let here = format!("{path}.along");
+    let mut out = Vec::new();
+    for (_, mut chain) in chains {
+        if chain.len() < 2 {
+            return Err(ScenarioError::new(file, &here, format!("\"{along}\" takes fewer than two values at some points: no trend to check")));
+        }
+        chain.sort_by(|a, b| a.1.total_cmp(&b.1));
+        let chain = chain
+            .into_iter()
+            .map(|(p, _)| resolve(file, &here, p.index, defaults))
+            .collect::<Result<Vec<_>>>()?;
+        out.push(chain);
+    }
+    if out.is_empty() {
+        return Err(ScenarioError::new(file, format!("{path}.point"), "no point of the sweep matches"));
+    }
+    Ok(out)
+}
+
+/// Whether point `p` has every value of the `selector` table.
+fn matches(p: &Point, selector: &Value) -> bool {
+    selector.as_table().is_some_and(|t| t.iter().all(|(k, v)| p.values.iter().any(|(pk, pv)| pk == k && pv == v)))
+}
+
+/// The quantity a side names, its missing fields taken from `defaults`.
+fn quantity(file: &str, path: &str, side: &Table, defaults: &Defaults, keys: &[String], points: &[Point]) -> Result<Quantity> {
+    let mut s = Reader::new(file, path, side);
+    let mut own = defaults.clone();
+    if let Some(v) = s.value("point") {
+        own.point = Some(v);
+    }
+    if let Some(m) = s.string("metric")? {
+        own.metric = Some(m);
+    }
+    if let Some(g) = s.string("group")? {
+        own.group = Some(g);
+    }
+    s.finish()?;
+    let point = match own.point {
+        None if points.len() == 1 => 0,
+        None => {
+            return Err(ScenarioError::new(
+                file,
+                format!("{path}.point"),
+                format!("missing; the sweep has {} points: name one by its swept values, such as {{ \"{}\" = … }}", points.len(), keys[0]),
+            ));
+        }
+        Some(selector) => find_point(file, &format!("{path}.point"), selector, keys, points)?,
+    };
+    resolve(file, path, point, &own)
+}
+
+fn resolve(file: &str, path: &str, point: usize, own: &Defaults) -> Result<Quantity> {
+    let metric = own.metric.ok_or_else(|| ScenarioError::new(file, format!("{path}.metric"), "missing; expected a metric name"))?;
+    let group = match (metric.split_once('.'), own.group) {
+        (Some((table, _)), group) => {
+            let Some((_, entity)) = TABLES.iter().find(|(t, _)| *t == table) else {
+                let names = TABLES.iter().map(|(t, _)| *t);
+                return Err(ScenarioError::new(
+                    file,
+                    format!("{path}.metric"),
+                    format!("\"{metric}\": no table \"{table}\"{}", suggestion(table, names)),
+                ));
+            };
+            match (entity, group) {
+                (Some(e), None) => {
+                    return Err(ScenarioError::new(file, format!("{path}.group"), format!("missing; expected the {e} of {table}")));
+                }
+                (_, group) => group.unwrap_or_default(),
+            }
+        }
+        (None, group) => {
+            if !METRICS.iter().any(|(m, _, _)| *m == metric) {
+                return Err(ScenarioError::new(
+                    file,
+                    format!("{path}.metric"),
+                    format!(
+                        "\"{metric}\": not a metric of the metrics table, nor TABLE.COLUMN{}",
+                        suggestion(metric, METRICS.iter().map(|(m, _, _)| *m))
+                    ),
+                ));
+            }
+            group.ok_or_else(|| ScenarioError::new(file, format!("{path}.group"), "missing; expected the metric's group (a flow table's name, all, a link group)"))?
+        }
+    };
+    Ok(Quantity { point, metric: metric.to_string(), group: group.to_string(), key: path.to_string() })
+}
+
+/// The one point whose values include every key = value of `selector`.
+fn find_point(file: &str, path: &str, selector: &Value, keys: &[String], points: &[Point]) -> Result<usize> {
+    let Value::Table(selector_table) = selector else {
+        return Err(ScenarioError::new(file, path, format!("expected a table of swept key = value, got {}", type_name(selector))));
+    };
+    for (k, v) in selector_table {
+        if !keys.contains(k) {
+            return Err(ScenarioError::new(
+                file,
+                format!("{path}.\"{k}\""),
+                format!("not a swept key of this sweep{}", suggestion(k, keys.iter().map(String::as_str))),
+            ));
+        }
+        if !points.iter().any(|p| p.values.iter().any(|(pk, pv)| pk == k && pv == v)) {
+            return Err(ScenarioError::new(file, format!("{path}.\"{k}\""), format!("no point has the value {v}: write it as the sweep does")));
+        }
+    }
+    let found: Vec<usize> = points.iter().filter(|p| matches(p, selector)).map(|p| p.index).collect();
+    match found.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(ScenarioError::new(file, path, "no point has all these values together")),
+        many => Err(ScenarioError::new(file, path, format!("{} points have these values: name more swept keys", many.len()))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn points() -> (Vec<String>, Vec<Point>) {
+        let keys = vec!["flow.mp.cc".to_string(), "link.l.rate".to_string()];
+        let mut points = Vec::new();
+        for cc in ["lia", "olia"] {
+            for rate in [10, 20, 5] {
+                let values = vec![(keys[0].clone(), Value::from(cc)), (keys[1].clone(), Value::from(rate))];
+                points.push(Point { index: points.len(), values });
+            }
+        }
+        (keys, points)
+    }
+
+    fn read(text: &str) -> Result<Paper> {
+        let (keys, points) = points();
+        let root: Table = text.parse().unwrap();
+        read_paper("s.toml", root["paper"].as_table().unwrap(), &keys, &points)
+    }
+
+    #[test]
+    fn values_and_listed_claims_resolve_their_points() {
+        let paper = read(
+            r#"[paper]
+source = "Table 1"
+[[paper.value]]
+label = "LIA at 20"
+point = { "flow.mp.cc" = "lia", "link.l.rate" = 20 }
+metric = "goodput_mean"
+group = "sp"
+value = 1.5e6
+[[paper.claim]]
+text = "OLIA gives single-path users more"
+metric = "goodput_mean"
+group = "sp"
+increasing = [{ point = { "flow.mp.cc" = "lia", "link.l.rate" = 5 } }, { point = { "flow.mp.cc" = "olia", "link.l.rate" = 5 }, group = "all" }]
+"#,
+        )
+        .unwrap();
+        assert_eq!(paper.values[0].quantity.point, 1);
+        let chain = &paper.claims[0].chains[0];
+        assert_eq!((chain[0].point, chain[1].point, chain[1].group.as_str()), (2, 5, "all"));
+    }
+
+    #[test]
+    fn a_trend_has_one_chain_per_other_level_in_numeric_order() {
+        let paper = read(
+            "[paper]\n[[paper.claim]]\ntext = \"t\"\nmetric = \"jain_index\"\ngroup = \"all\"\nalong = \"link.l.rate\"\ntrend = \"increasing\"\n",
+        )
+        .unwrap();
+        let chains: Vec<Vec<usize>> = paper.claims[0].chains.iter().map(|c| c.iter().map(|q| q.point).collect()).collect();
+        assert_eq!(chains, [[2, 0, 1], [5, 3, 4]]);
+    }
+
+    #[test]
+    fn errors_name_the_key_and_what_exists() {
+        let err = |text: &str| read(text).unwrap_err().to_string();
+        let base = "[paper]\n[[paper.value]]\nlabel = \"x\"\nvalue = 1\ngroup = \"sp\"\n";
+        let e = err(&format!("{base}metric = \"goodput_man\"\npoint = {{ \"flow.mp.cc\" = \"lia\", \"link.l.rate\" = 5 }}\n"));
+        assert!(e.contains("paper.value[0].metric") && e.contains("goodput_mean"), "{e}");
+        let e = err(&format!("{base}metric = \"goodput_mean\"\npoint = {{ \"flow.mp.c\" = \"lia\" }}\n"));
+        assert!(e.contains("paper.value[0].point.\"flow.mp.c\"") && e.contains("flow.mp.cc"), "{e}");
+        let e = err(&format!("{base}metric = \"goodput_mean\"\npoint = {{ \"flow.mp.cc\" = \"reno\" }}\n"));
+        assert!(e.contains("no point has the value \"reno\""), "{e}");
+        let e = err(&format!("{base}metric = \"goodput_mean\"\npoint = {{ \"flow.mp.cc\" = \"lia\" }}\n"));
+        assert!(e.contains("3 points have these values"), "{e}");
+        let e = err(&format!("{base}metric = \"goodput_mean\"\n"));
+        assert!(e.contains("paper.value[0].point") && e.contains("6 points"), "{e}");
+        let e = err("[paper]\n[[paper.claim]]\ntext = \"t\"\nmetric = \"jain_index\"\ngroup = \"all\"\nincreasing = [{}]\n");
+        assert!(e.contains("at least two sides"), "{e}");
+        let e = err("[paper]\n[[paper.claim]]\ntext = \"t\"\nmetric = \"links.utilization\"\nalong = \"link.l.rate\"\ntrend = \"increasing\"\n");
+        assert!(e.contains("group") && e.contains("link of links"), "{e}");
+        let e = err("[paper]\n[[paper.claim]]\ntext = \"t\"\nmetric = \"jain_index\"\ngroup = \"all\"\nalong = \"link.l.rat\"\ntrend = \"up\"\n");
+        assert!(e.contains("paper.claim[0].trend"), "{e}");
+    }
+}
