@@ -3,7 +3,8 @@
 
 use tcp::Simulation;
 
-/// The D2 scenario file.
+/// The text of `scenarios/htsim-d2.toml`, compiled in so that benchmarks measure the file
+/// the CLI runs, not a copy that could drift.
 pub const D2: &str = include_str!("../scenarios/htsim-d2.toml");
 
 /// D2 with `flows` flows (flow i starting at i × 1 ms / flows), simulated for `duration` with

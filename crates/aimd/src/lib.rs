@@ -8,6 +8,9 @@
 //! beatdown; under ALL every connection. Between events the system is linear, so the engine
 //! jumps from event to event and integrates rates and squared rates exactly ([`run`]).
 //!
+//! It exists to reproduce the paper's model results (Theorems 1 and 2) and to be the reference
+//! its packet-level experiments, the threshold-dropper runs of §V-D, are compared with.
+//!
 //! - [`model`]: the configuration ([`Model`], [`Connection`], [`Policy`]) and its validation.
 //! - [`engine`]: the event loop and its [`Report`].
 //! - [`theory`]: the paper's closed forms (Theorem 1, ALL, MultTCP, Theorem 2) for comparison.

@@ -27,13 +27,13 @@ impl Policy {
         ("all", Policy::All),
     ];
 
-    /// The configuration name.
+    /// The name an `[aimd]` scenario's `policy` key gives (one of [`Policy::NAMES`]).
     pub fn name(&self) -> &'static str {
         Self::NAMES.iter().find(|(_, p)| p == self).map(|(n, _)| *n).expect("every policy is named")
     }
 }
 
-/// One AIMD connection.
+/// One AIMD connection of the model: its rate dynamics only (no packets, no round-trip time).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Connection {
     /// Additive increase: rate growth per unit of time (`η_i`), in capacity units per second.
@@ -51,14 +51,15 @@ impl Default for Connection {
     }
 }
 
-/// A complete experiment.
+/// A complete experiment: everything [`crate::run`] needs, so a `Model` (seed included)
+/// determines its [`crate::Report`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Model {
     /// Link capacity `c` (rates are in the same unit; 1 gives normalized results).
     pub capacity: f64,
-    /// The connections.
+    /// The N connections sharing the link (at least one); each starts at rate `c/N`.
     pub connections: Vec<Connection>,
-    /// The loss policy.
+    /// Who is cut at each congestion event: ONE with a selection rule, or ALL.
     pub policy: Policy,
     /// Congestion events whose intervals are measured (tagging events under beatdown).
     pub events: u64,

@@ -7,7 +7,7 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use polars::prelude::DataFrame;
-use topologies::paper::{Claim, Paper, Quantity, Relation, TABLES};
+use topologies::paper::{Claim, Paper, Quantity, TABLES};
 use topologies::sweep::Sweep;
 
 use crate::dataset::{mean_ci, numbers, read_table, texts};
@@ -65,10 +65,12 @@ impl Measured {
 }
 
 /// The verdict of one chain of measured quantities.
-pub fn chain_verdict(relation: Relation, tolerance: f64, each_replicate: bool, chain: &[(f64, f64)], replicates: &[Vec<f64>]) -> Verdict {
-    let pairs = || chain.windows(2).map(|w| (w[0], w[1]));
-    if each_replicate {
-        let every = replicates.iter().all(|r| r.windows(2).all(|w| relation.holds(w[0], w[1], tolerance)));
+pub fn chain_verdict(claim: &Claim, chain: &[(f64, f64)], replicates: &[Vec<f64>]) -> Verdict {
+    let (relation, tolerance) = (claim.relation, claim.tolerance);
+    // The right side of each pair, scaled by the claim's factor.
+    let pairs = || chain.windows(2).map(|w| (w[0], (w[1].0 * claim.factor, w[1].1 * claim.factor)));
+    if claim.each_replicate {
+        let every = replicates.iter().all(|r| holds_in(claim, r));
         return if every { Verdict::Holds } else { Verdict::DoesNotHold };
     }
     let in_means = pairs().all(|(a, b)| relation.holds(a.0, b.0, tolerance));
@@ -80,6 +82,11 @@ pub fn chain_verdict(relation: Relation, tolerance: f64, each_replicate: bool, c
         (false, false) if pairs().all(|(a, b)| relation.holds(a.0, b.0, tolerance) || overlap(a, b)) => Verdict::WithinNoise,
         _ => Verdict::DoesNotHold,
     }
+}
+
+/// Whether one replicate's values follow the claim.
+fn holds_in(claim: &Claim, values: &[f64]) -> bool {
+    values.windows(2).all(|w| claim.relation.holds(w[0], w[1] * claim.factor, claim.tolerance))
 }
 
 /// The dataset's values, read once per table.
@@ -253,7 +260,7 @@ fn render(out: &mut String, sweep: &Sweep, paper: &Paper, name: &str, data: &mut
                 let measured: Vec<Measured> = chain.iter().map(|q| data.measure(name, q)).collect::<Result<_, _>>()?;
                 let stats: Vec<(f64, f64)> = measured.iter().map(|m| (m.mean, m.half)).collect();
                 let replicates = per_replicate(&measured);
-                verdict = verdict.min(chain_verdict(claim.relation, claim.tolerance, claim.each_replicate, &stats, &replicates));
+                verdict = verdict.min(chain_verdict(claim, &stats, &replicates));
                 let unit = unit_of(&chain[0]);
                 let terms: Vec<String> = chain
                     .iter()
@@ -264,9 +271,14 @@ fn render(out: &mut String, sweep: &Sweep, paper: &Paper, name: &str, data: &mut
                         if label.is_empty() { value } else { format!("{label}: {value}") }
                     })
                     .collect();
-                let mut line = terms.join(&format!(" {} ", claim.relation.symbol()));
+                let between = if claim.factor == 1.0 {
+                    format!(" {} ", claim.relation.symbol())
+                } else {
+                    format!(" {} {} × ", claim.relation.symbol(), significant(claim.factor))
+                };
+                let mut line = terms.join(&between);
                 if claim.each_replicate {
-                    let held = replicates.iter().filter(|r| r.windows(2).all(|w| claim.relation.holds(w[0], w[1], claim.tolerance))).count();
+                    let held = replicates.iter().filter(|r| holds_in(claim, r)).count();
                     line.push_str(&format!(" (in {held} of {} replicates)", replicates.len()));
                 }
                 shown.push(line);
@@ -325,18 +337,26 @@ fn replace_block(text: &str, file: &str, body: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use topologies::paper::Relation;
+
+    fn claim(relation: Relation, tolerance: f64, factor: f64, each_replicate: bool) -> Claim {
+        Claim { text: String::new(), relation, chains: Vec::new(), each_replicate, tolerance, factor }
+    }
 
     #[test]
     fn verdicts_follow_means_and_intervals() {
-        let v = |rel, chain: &[(f64, f64)]| chain_verdict(rel, 0.0, false, chain, &[]);
+        let v = |rel, chain: &[(f64, f64)]| chain_verdict(&claim(rel, 0.0, 1.0, false), chain, &[]);
         assert_eq!(v(Relation::Increasing, &[(1.0, 0.1), (2.0, 0.1), (3.0, 0.1)]), Verdict::Holds);
         assert_eq!(v(Relation::Increasing, &[(1.0, 0.6), (2.0, 0.6)]), Verdict::HoldsInTheMeans);
         assert_eq!(v(Relation::Increasing, &[(2.0, 0.6), (1.0, 0.6)]), Verdict::DoesNotHold);
         assert_eq!(v(Relation::Decreasing, &[(2.0, 0.1), (1.0, 0.1)]), Verdict::Holds);
         assert_eq!(v(Relation::AtLeast, &[(0.95, 0.1), (1.0, 0.1)]), Verdict::WithinNoise);
         assert_eq!(v(Relation::AtLeast, &[(0.5, 0.1), (1.0, 0.1)]), Verdict::DoesNotHold);
-        assert_eq!(chain_verdict(Relation::AtLeast, 0.1, false, &[(0.95, 0.0), (1.0, 0.0)], &[]), Verdict::Holds);
-        let each = |reps: &[Vec<f64>]| chain_verdict(Relation::AtLeast, 0.0, true, &[(2.0, 0.1), (1.0, 0.1)], reps);
+        assert_eq!(chain_verdict(&claim(Relation::AtLeast, 0.1, 1.0, false), &[(0.95, 0.0), (1.0, 0.0)], &[]), Verdict::Holds);
+        let five_times = claim(Relation::AtLeast, 0.0, 5.0, false);
+        assert_eq!(chain_verdict(&five_times, &[(5.5, 0.1), (1.0, 0.01)], &[]), Verdict::Holds);
+        assert_eq!(chain_verdict(&five_times, &[(4.0, 0.1), (1.0, 0.01)], &[]), Verdict::DoesNotHold);
+        let each = |reps: &[Vec<f64>]| chain_verdict(&claim(Relation::AtLeast, 0.0, 1.0, true), &[(2.0, 0.1), (1.0, 0.1)], reps);
         assert_eq!(each(&[vec![2.0, 1.0], vec![3.0, 1.0]]), Verdict::Holds);
         assert_eq!(each(&[vec![2.0, 1.0], vec![0.5, 1.0]]), Verdict::DoesNotHold);
     }

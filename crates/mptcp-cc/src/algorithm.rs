@@ -21,14 +21,14 @@ pub enum ParamValue {
     Number(f64),
     /// A word, such as `"adaptive"` or `"inf"`.
     Text(String),
-    /// `true` or `false`.
+    /// A boolean switch, such as Balia's `integer_alpha`.
     Bool(bool),
 }
 
 /// A parameter a window law accepts.
 #[derive(Clone, Copy, Debug)]
 pub struct ParamSpec {
-    /// Its key.
+    /// Its key in a scenario's `cc = { … }` table, such as `"phi"`.
     pub name: &'static str,
     /// Its default, as written in a scenario (`"required"` if it has none).
     pub default: &'static str,
@@ -39,15 +39,15 @@ pub struct ParamSpec {
 /// One row of the reference table.
 #[derive(Clone, Copy, Debug)]
 pub struct AlgorithmInfo {
-    /// Configuration name.
+    /// The name a scenario's `cc` gives, such as `"semicoupled-phi"`.
     pub name: &'static str,
     /// Increase of `w_r` per packet acknowledged in congestion avoidance.
     pub increase: &'static str,
     /// Decrease of `w_r` per loss event.
     pub decrease: &'static str,
-    /// Parameters.
+    /// The parameters it accepts, in the order the table lists them (empty: none).
     pub params: &'static [ParamSpec],
-    /// Where it comes from.
+    /// The paper (seed number, section or equation) or RFC that defines it.
     pub source: &'static str,
 }
 
@@ -154,69 +154,95 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
     },
 ];
 
-/// A window law and its parameters.
+/// A window law and its parameters, validated; [`Algorithm::build`] turns it into a controller.
+///
+/// Each variant's doc gives its configuration name and law (increase of `w_r` per packet
+/// acknowledged in congestion avoidance; decrease per loss event); the full table with sources
+/// is [`ALGORITHMS`] and docs/spec/ALGORITHMS.md.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Algorithm {
-    /// `reno`.
+    /// `reno`: single-path NewReno (RFC 5681), `+1/w`, `−w/2`; the baseline every multipath law
+    /// must match with one subflow.
     Reno,
-    /// `mult-tcp`.
+    /// `mult-tcp`: one AIMD connection emulating `N` TCPs (seed 004 §II-B.4), `+N/w`,
+    /// `−w/(2N)`.
     MultTcp {
-        /// N.
+        /// `N`, the number of TCPs emulated (≥ 1, need not be an integer); no default.
         n: f64,
     },
-    /// `uncoupled`.
+    /// `uncoupled` (EWTCP, seeds 000 and 001): every subflow an independent Reno scaled by `a`,
+    /// `+a/w_r`, `−w_r/2`.
     Uncoupled {
-        /// a.
+        /// Increase scale `a > 0` (default 1, independent Reno; `1/n²` is fair to a single TCP
+        /// at a bottleneck shared by all `n` subflows).
         a: f64,
     },
-    /// `coupled`.
+    /// `coupled` (seed 000, Kelly and Voice): `+(w_r/τ_r²)/X²`, `−w_r/2`; moves all traffic to
+    /// the least congested paths.
     Coupled,
-    /// `semicoupled-phi`.
+    /// `semicoupled-phi`, SEMICOUPLED(φ) of seed 001 §4: `+a^(2−φ)·w_r^(1−φ)/W^(2−φ)`, `−w_r/b`.
     SemicoupledPhi {
-        /// φ.
+        /// φ ∈ [0, 2] (default 1) trades resource pooling against flappiness: 0 is seed 001's
+        /// COUPLED, 1 SEMICOUPLED, 2 uncoupled.
         phi: f64,
-        /// a.
+        /// Aggressiveness `a` (default 1), fixed or adapted for RTT compensation (seed 001 §5).
         a: Aggressiveness,
-        /// b.
+        /// Decrease divisor `b > 1` (default 2, as NewReno).
         b: f64,
     },
-    /// `coupled-scalable`.
+    /// `coupled-scalable`, COUPLED SCALABLE of seed 001 §2: `+a` per ACK, `−W/b` (at most
+    /// `w_r`).
     CoupledScalable {
-        /// a.
+        /// Increase per ACK, packets, `a > 0` (default 0.01, scalable TCP's).
         a: f64,
-        /// b.
+        /// Divisor of the total window `W` on a loss, `b > 1` (default 2, to mimic NewReno).
         b: f64,
     },
-    /// `semicoupled`.
+    /// `semicoupled` (seed 000, Peng's form): `+1/(τ_r·X)`, `−w_r/2`.
     Semicoupled,
-    /// `lia`.
+    /// `lia`, RFC 6356 (seed 001's RTT COMPENSATOR, seed 000's Max):
+    /// `+min(max_k(w_k/τ_k²)/X², 1/w_r)`, `−w_r/2`; the law deployed in Linux MPTCP.
     Lia,
-    /// `link-fair`.
+    /// `link-fair` (seed 001 appendix A): LIA's coupling minimised over every subset of paths
+    /// containing `r`; limited to [`crate::link_fair::MAX_SUBFLOWS`] subflows.
     LinkFair,
-    /// `generalized`.
+    /// `generalized`, the (β, η, n) family of seed 000 eq. 12 (via eq. 5):
+    /// `+x_r/(τ_r·X²)·(1+β(‖x‖_n/x_r−1))·(1+η(x_max/x_r−1))`, `−(w_r/2)·(1+η(x_max/x_r−1))`.
+    /// (0, 0, ·) is Coupled, (1, 0, 1) Semicoupled, (1, 0, ∞) Max/LIA (equal RTTs).
     Generalized {
-        /// β.
+        /// β ≥ 0 (default 0.2): weight of the `‖x‖_n/x_r` term; with `n` it trades
+        /// friendliness to TCP (smaller β) against responsiveness (larger β) (seed 000 Table II).
         beta: f64,
-        /// η.
+        /// η ≥ 0 (default 0.5): weight of the `x_max/x_r` term in increase and decrease; it
+        /// makes slow paths more responsive at the cost of window oscillation (seed 000 §IV-B).
         eta: f64,
-        /// n.
+        /// Order of the norm `‖x‖_n` in the β term (default ∞, `‖x‖_∞ = x_max`); larger is
+        /// friendlier, smaller more responsive.
         n: NormOrder,
     },
-    /// `balia`.
+    /// `balia` (seed 000 eqs. 1–2): the generalized family at (0.2, 0.5, ∞) with the decrease
+    /// capped at `(w_r/2)·min(α_r, 1.5)`, `α_r = x_max/x_r`.
     Balia {
-        /// The Linux module's integer α.
+        /// Floor `α_r` to an integer before `min(α_r, 1.5)`, as the Linux module does, so the
+        /// decrease is `w_r/2` or `0.75·w_r` (default false: the paper's form).
         integer_alpha: bool,
     },
-    /// `olia`.
+    /// `olia` (seed 002 eqs. 3–6): `+(w_r/τ_r²)/X² + α_r/w_r`, `−w_r/2`; α_r shifts window from
+    /// the largest windows to the best paths, which seed 002 shows is Pareto-optimal where LIA
+    /// is not.
     Olia,
-    /// `rsf-db`.
+    /// `rsf-db`, delay-based rent-seeking (seed 003 eq. 1): `+(1/w_r)·min(1, (d − q_r)/q_r)`,
+    /// `−w_r/2`, with `q_r` = smoothed RTT − minimum RTT.
     RsfDb {
-        /// Target delay, seconds.
+        /// Target queueing delay `d`, seconds (default 0.1, the paper's 100 ms); above it the
+        /// increase turns negative.
         d: f64,
     },
-    /// `rsf-lb`.
+    /// `rsf-lb`, loss-based rent-seeking (seed 003 eq. 2):
+    /// `+(1/w_r)·min(1, (μ − λ_r·l_r)/(λ_r·l_r))`, `−w_r/2`.
     RsfLb {
-        /// Target loss rate, packets per second.
+        /// Target loss rate μ, packets per second (default 4, the paper's); above it the
+        /// increase turns negative.
         mu: f64,
     },
 }
@@ -331,7 +357,7 @@ impl Algorithm {
         Self::from_params(name, &[]).ok()
     }
 
-    /// The configuration name.
+    /// The name a scenario's `cc` gives (the controller's own, so the two cannot disagree).
     pub fn name(&self) -> &'static str {
         self.build().name()
     }

@@ -21,11 +21,13 @@ pub enum NormOrder {
 /// With equal RTTs: Coupled at (0, 0), Semicoupled at (1, 0, 1), LIA at (1, 0, ∞).
 #[derive(Clone, Copy, Debug)]
 pub struct Generalized {
-    /// β ≥ 0.
+    /// β ≥ 0: weight of the `‖x‖_n/x_r` term; smaller is friendlier to TCP, larger more
+    /// responsive (seed 000 Table II).
     pub beta: f64,
-    /// η ≥ 0.
+    /// η ≥ 0: weight of the `x_max/x_r` term in increase and decrease; larger makes slow paths
+    /// more responsive at the cost of window oscillation (seed 000 §IV-B).
     pub eta: f64,
-    /// n.
+    /// Order of the norm `‖x‖_n` in the β term.
     pub n: NormOrder,
 }
 

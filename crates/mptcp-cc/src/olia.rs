@@ -15,7 +15,8 @@ use crate::sums::reno_increase;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Olia;
 
-/// OLIA's `α_r`.
+/// OLIA's `α_r` (seed 002 eq. 6): positive on the best paths that lack the largest window,
+/// negative on the largest windows, summing to 0; also the state recorded in the time series.
 pub fn olia_alpha(s: &[SubflowState], r: usize) -> f64 {
     let n = s.len() as f64;
     let quality = |k: &SubflowState| if k.measured() { k.inter_loss() as f64 / (k.srtt * k.srtt) } else { 0.0 };

@@ -23,7 +23,8 @@ fn rent_seeking(s: &[SubflowState], r: usize, target: f64, observed: f64) -> f64
 /// RSF-DB: `(1/w_r) · min(1, (d − q_r)/q_r)` per ACK, `w_r/2` per loss.
 #[derive(Clone, Copy, Debug)]
 pub struct RsfDb {
-    /// Target delay `d`, seconds.
+    /// Target delay `d`, seconds, compared with `q_r`: below it the subflow grows as Reno,
+    /// above it the increase turns negative.
     pub d: f64,
 }
 

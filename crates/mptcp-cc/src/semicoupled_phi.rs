@@ -19,9 +19,10 @@ pub enum Aggressiveness {
 /// (with `a` squared), φ = 1 its SEMICOUPLED, φ = 2 uncoupled Reno scaled by `a`.
 #[derive(Clone, Copy, Debug)]
 pub struct SemicoupledPhi {
-    /// φ ∈ [0, 2].
+    /// φ ∈ [0, 2]: how strongly a subflow's increase depends on its own window (`w_r^(1−φ)`)
+    /// rather than on the total `W`; low φ pools resources, high φ avoids flappiness.
     pub phi: f64,
-    /// Aggressiveness.
+    /// The aggressiveness `a`, which scales the increase by `a^(2−φ)`.
     pub a: Aggressiveness,
     /// Decrease divisor (2 mimics TCP).
     pub b: f64,

@@ -5,9 +5,10 @@
 /// transport applies the increase or decrease they return).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SubflowState {
-    /// Congestion window, packets.
+    /// Congestion window `w_r`, packets; fractional, since laws grow it by fractions per ACK.
     pub cwnd: f64,
-    /// Slow-start threshold, packets.
+    /// Slow-start threshold, packets; at or above it the subflow is in congestion avoidance,
+    /// where the window law applies.
     pub ssthresh: f64,
     /// Smoothed round-trip time, seconds; 0 before the first sample.
     pub srtt: f64,
@@ -15,7 +16,8 @@ pub struct SubflowState {
     pub min_rtt: f64,
     /// Whether the subflow is in fast recovery.
     pub in_recovery: bool,
-    /// Segments acknowledged so far.
+    /// Packets acknowledged since the subflow started (a running total for observers; no law
+    /// reads it).
     pub acked: u64,
     /// Loss events (fast retransmits and timeouts) so far.
     pub loss_events: u64,
@@ -69,7 +71,8 @@ impl SubflowState {
         self.acked_since_loss += n;
     }
 
-    /// Records a loss event.
+    /// Records a loss event: counts it and rolls OLIA's `l2` (acknowledged since the last
+    /// loss) into `l1` (between the last two).
     pub fn record_loss(&mut self) {
         self.loss_events += 1;
         self.acked_between_losses = self.acked_since_loss;

@@ -7,7 +7,7 @@ use crate::state::SubflowState;
 /// fair at a shared bottleneck (seed 001 §2).
 #[derive(Clone, Copy, Debug)]
 pub struct Uncoupled {
-    /// Increase scale.
+    /// Increase scale `a > 0`: each subflow's window settles at `√a` times a single TCP's.
     pub a: f64,
 }
 

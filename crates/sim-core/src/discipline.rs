@@ -150,7 +150,7 @@ pub enum DropReason {
     Queue,
     /// Exogenous random loss on the link.
     Random,
-    /// The link was down.
+    /// The link was down ([`crate::Network::set_link_up`]): path failure, not congestion.
     Down,
 }
 

@@ -226,7 +226,7 @@ impl<E: EventCode> EventList<E> {
         }
     }
 
-    /// Number of pending events.
+    /// Pending events in both heaps, superseded timers included (they stay until popped).
     pub fn len(&self) -> usize {
         self.near.len() + self.timers.len()
     }
@@ -236,7 +236,8 @@ impl<E: EventCode> EventList<E> {
         self.len() == 0
     }
 
-    /// Events popped so far.
+    /// Events popped so far: the run's measure of work, reported in its progress and record
+    /// and capped by a run's event limit.
     pub fn executed(&self) -> u64 {
         self.executed
     }

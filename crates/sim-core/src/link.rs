@@ -21,7 +21,7 @@ use crate::units::Rate;
 pub struct LinkCounters {
     /// Packets that reached the link (including those it dropped).
     pub arrivals: u64,
-    /// Packets that finished serialization.
+    /// Packets that finished serialization (they may still be propagating).
     pub departures: u64,
     /// Bytes that finished serialization.
     pub bytes_departed: u64,
@@ -31,7 +31,8 @@ pub struct LinkCounters {
     pub random_losses: u64,
     /// Packets dropped because the link was down.
     pub down_drops: u64,
-    /// Time spent serializing.
+    /// Time spent serializing, the packet in service counted up to the snapshot; busy time
+    /// over elapsed time is the utilization.
     pub busy: Time,
     /// Integral of the queue length in packets over time (packet·picoseconds).
     pub queue_packet_ps: u128,
@@ -39,7 +40,7 @@ pub struct LinkCounters {
     pub queue_byte_ps: u128,
     /// Largest queue seen, packets (since the last [`Link::reset_max`]).
     pub max_queue_packets: u32,
-    /// Largest queue seen, bytes.
+    /// Largest queue seen, bytes (since the last [`Link::reset_max`]).
     pub max_queue_bytes: u64,
     /// Packets in the buffer when the counters were taken (the one in service included).
     pub queued_packets: u32,
@@ -157,12 +158,12 @@ impl Link {
         self.serialization_cache.1
     }
 
-    /// The service rate.
+    /// The rate the buffer is served at: a packet of `s` bytes takes `8s/rate` to serialize.
     pub fn rate(&self) -> Rate {
         self.rate
     }
 
-    /// The propagation delay.
+    /// The one-way propagation delay each packet adds after its serialization.
     pub fn delay(&self) -> Time {
         self.delay
     }

@@ -68,7 +68,8 @@ pub struct Delivery {
 /// Every link, pipe, route and live packet of one run.
 #[derive(Default)]
 pub struct Network {
-    /// The packets in flight.
+    /// Every live packet: queued, propagating, or held by an endpoint after delivery.
+    /// Transports allocate the packets they send here and free those delivered to them.
     pub packets: PacketArena,
     links: Vec<Link>,
     pipes: Vec<Pipe>,
@@ -78,18 +79,20 @@ pub struct Network {
 }
 
 impl Network {
-    /// An empty network.
+    /// A network with nothing in it: add links and pipes, then routes over them, then send.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Adds a link.
+    /// Takes ownership of `link` and returns the id that [`Hop::Link`] names it by (ids are
+    /// dense, in order of addition).
     pub fn add_link(&mut self, link: Link) -> LinkId {
         self.links.push(link);
         LinkId(self.links.len() as u32 - 1)
     }
 
-    /// Adds a pipe.
+    /// Takes ownership of `pipe` and returns the id that [`Hop::Pipe`] names it by (ids are
+    /// dense, in order of addition).
     pub fn add_pipe(&mut self, pipe: Pipe) -> PipeId {
         self.pipes.push(pipe);
         PipeId(self.pipes.len() as u32 - 1)
@@ -103,7 +106,8 @@ impl Network {
         RouteId(start)
     }
 
-    /// A link.
+    /// Link `id`, read-only: its configuration and up/down state. Its counters need
+    /// settling first, so they come from [`Network::link_counters`].
     pub fn link(&self, id: LinkId) -> &Link {
         &self.links[id.0 as usize]
     }
@@ -118,7 +122,7 @@ impl Network {
         self.links[id.0 as usize].reset_max();
     }
 
-    /// A pipe.
+    /// Pipe `id`, read-only (its delay and whether anything is in it).
     pub fn pipe(&self, id: PipeId) -> &Pipe {
         &self.pipes[id.0 as usize]
     }
@@ -201,7 +205,7 @@ impl Network {
         self.scratch = dropped;
     }
 
-    /// Number of links.
+    /// How many links were added; their ids are `0..link_count()`.
     pub fn link_count(&self) -> usize {
         self.links.len()
     }

@@ -14,7 +14,8 @@ impl PacketId {
     const NIL: u32 = u32::MAX;
 }
 
-/// What a packet carries.
+/// What a packet carries: it tells endpoints how to read `seq`, and indexes the network's
+/// per-kind drop counts ([`crate::Network::dropped`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PacketKind {
     /// A data segment; `seq` is its segment number.
@@ -33,7 +34,8 @@ pub struct Packet {
     pub hop: u32,
     /// Size on the wire, bytes.
     pub size: u32,
-    /// Data or acknowledgement.
+    /// What it carries, which decides how `seq`, `retransmitted`, `timestamp` and `sack` are
+    /// read.
     pub kind: PacketKind,
     /// Data: this segment is a retransmission. Ack: the segment that triggered it was one.
     pub retransmitted: bool,
@@ -77,7 +79,8 @@ pub struct PacketArena {
 }
 
 impl PacketArena {
-    /// An empty arena.
+    /// An arena with no slots; it grows to the run's peak of live packets, then reuses freed
+    /// slots.
     pub fn new() -> Self {
         Self::default()
     }
@@ -104,7 +107,8 @@ impl PacketArena {
         self.free.push(id.0);
     }
 
-    /// Packets currently allocated.
+    /// Packets allocated and not yet freed (after a run: what is still queued, propagating or
+    /// held by endpoints; a leak shows up here).
     pub fn live(&self) -> usize {
         self.live
     }

@@ -18,7 +18,7 @@ impl Pipe {
         Pipe { delay, fifo: PacketFifo::default() }
     }
 
-    /// The propagation delay.
+    /// The time every packet spends inside (the one-way delay of the path it models).
     pub fn delay(&self) -> Time {
         self.delay
     }

@@ -49,9 +49,10 @@ enum State {
 pub struct ThresholdDropper {
     /// Queue length, packets, at and above which an arrival starts a congestion event.
     pub threshold: u32,
-    /// Quiet time after each drop.
+    /// Quiet time after each drop, so one congestion event costs one connection one packet
+    /// (the paper uses a multiple of the round-trip time).
     pub hold: Time,
-    /// Who is signalled.
+    /// How the connection to lose a packet is chosen, which is what seed 004's model varies.
     pub policy: DropperPolicy,
     state: State,
     /// Connections seen (route keys, sorted) and their arrivals since the last drop.
@@ -59,7 +60,8 @@ pub struct ThresholdDropper {
 }
 
 impl ThresholdDropper {
-    /// An armed dropper.
+    /// A dropper armed from the start: the first arrival that finds `threshold` packets
+    /// queued starts a congestion event.
     pub fn new(threshold: u32, hold: Time, policy: DropperPolicy) -> ThresholdDropper {
         ThresholdDropper { threshold, hold, policy, state: State::Armed, seen: Vec::new() }
     }

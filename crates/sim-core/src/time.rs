@@ -16,26 +16,26 @@ impl Time {
     pub const ZERO: Time = Time(0);
     /// A time later than any event of a run.
     pub const NEVER: Time = Time(u64::MAX);
-    /// Picoseconds per second.
+    /// 10¹², the scale between a [`Time`] and seconds.
     pub const PS_PER_SEC: u64 = 1_000_000_000_000;
 
-    /// `n` picoseconds.
+    /// `n` picoseconds: the representation itself, no conversion.
     pub const fn from_ps(n: u64) -> Time {
         Time(n)
     }
-    /// `n` nanoseconds.
+    /// `n` ns, exactly (`n · 10³` ps).
     pub const fn from_ns(n: u64) -> Time {
         Time(n * 1_000)
     }
-    /// `n` microseconds.
+    /// `n` µs, exactly (`n · 10⁶` ps).
     pub const fn from_us(n: u64) -> Time {
         Time(n * 1_000_000)
     }
-    /// `n` milliseconds.
+    /// `n` ms, exactly (`n · 10⁹` ps).
     pub const fn from_ms(n: u64) -> Time {
         Time(n * 1_000_000_000)
     }
-    /// `n` seconds.
+    /// `n` s, exactly (`n · 10¹²` ps).
     pub const fn from_secs(n: u64) -> Time {
         Time(n * Self::PS_PER_SEC)
     }
@@ -48,13 +48,15 @@ impl Time {
     pub fn from_secs_f64(s: f64) -> Time {
         Self::try_from_secs_f64(s).unwrap_or(if s > 0.0 { Time::NEVER } else { Time::ZERO })
     }
-    /// This time in seconds.
+    /// This time in seconds, to `f64` precision: for records, reports and window laws, which
+    /// work in seconds (event times stay integer).
     #[inline]
     pub fn as_secs_f64(self) -> f64 {
         // Through i64 (one instruction) while the value fits, as every finite time of a run does.
         if self.0 <= i64::MAX as u64 { self.0 as i64 as f64 * 1e-12 } else { self.0 as f64 * 1e-12 }
     }
-    /// Picoseconds.
+    /// The exact count of picoseconds, for integer arithmetic on times (rounding to a timer
+    /// granularity, drawing uniform times).
     pub const fn as_ps(self) -> u64 {
         self.0
     }
@@ -62,7 +64,8 @@ impl Time {
     pub fn saturating_sub(self, earlier: Time) -> Time {
         Time(self.0.saturating_sub(earlier.0))
     }
-    /// `self * k`, saturating.
+    /// `self · k`, saturating at [`Time::NEVER`] rather than wrapping (the RTO backoff
+    /// multiplies by `2^k` before capping).
     pub fn saturating_mul(self, k: u64) -> Time {
         Time(self.0.saturating_mul(k))
     }

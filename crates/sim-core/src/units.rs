@@ -7,19 +7,19 @@ use crate::time::Time;
 pub struct Rate(pub u64);
 
 impl Rate {
-    /// `n` bits per second.
+    /// `n` bit/s, the unit a [`Rate`] stores.
     pub const fn bps(n: u64) -> Rate {
         Rate(n)
     }
-    /// `n` megabits per second.
+    /// `n` Mb/s in decimal units (`n · 10⁶` bit/s), as link rates are quoted.
     pub const fn mbps(n: u64) -> Rate {
         Rate(n * 1_000_000)
     }
-    /// `n` gigabits per second.
+    /// `n` Gb/s in decimal units (`n · 10⁹` bit/s).
     pub const fn gbps(n: u64) -> Rate {
         Rate(n * 1_000_000_000)
     }
-    /// Bits per second.
+    /// The rate in bit/s, an integer so that serialization times derived from it are exact.
     pub const fn as_bps(self) -> u64 {
         self.0
     }

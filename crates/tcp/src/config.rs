@@ -113,7 +113,7 @@ impl Profile {
     /// ran and the one a researcher's own testbed runs (README, "TCP profiles").
     pub const SCENARIO_DEFAULT: Profile = Profile::Linux;
 
-    /// The configuration name.
+    /// The name a scenario's `tcp.profile` gives (one of [`Profile::NAMES`]).
     pub fn name(self) -> &'static str {
         Self::NAMES.iter().find(|(_, p)| *p == self).expect("every profile is named").0
     }
@@ -338,7 +338,7 @@ settings! {
     /// Timers are checked only at multiples of this (htsim scans its timers every 10 ms); zero:
     /// exactly when due.
     timer_granularity: Time, SettingKind::Time, Time::ZERO;
-    /// Initial congestion window, packets.
+    /// Initial congestion window, packets (RFC 6928 and Linux: 10; RFC 5681: 2 to 4).
     initial_cwnd: f64, SettingKind::Packets, 10.0;
     /// Initial slow-start threshold, packets (`f64::INFINITY` for "inf").
     initial_ssthresh: f64, SettingKind::PacketsOrInf, f64::INFINITY;
@@ -348,13 +348,15 @@ settings! {
     min_ssthresh: f64, SettingKind::Packets, 2.0;
     /// Acknowledge every second full segment instead of every segment (RFC 1122 §4.2.3.2).
     delayed_ack: bool, SettingKind::Bool, false;
-    /// Longest a delayed acknowledgement waits.
+    /// Longest a delayed acknowledgement waits (RFC 1122: at most 500 ms; Linux's minimum
+    /// 40 ms).
     delayed_ack_timeout: Time, SettingKind::Time, Time::from_ms(40);
     /// Linux's quick-ACK mode: this many segments are acknowledged at once at the start and
     /// after out-of-order data, before delayed ACKs resume (Linux: 16, `TCP_MAX_QUICKACKS`);
     /// no effect without `delayed_ack`.
     quick_acks: u32, SettingKind::Count, 0;
-    /// Sending during loss recovery.
+    /// How much fast recovery sends per ACK: NewReno's inflation (RFC 6675's rule with SACK)
+    /// or RFC 6937 PRR.
     recovery: Recovery, SettingKind::Choice(&RECOVERY_NAMES), Recovery::NewReno;
     /// Without SACK: the window after a full ACK ends fast recovery.
     full_ack: FullAck, SettingKind::Choice(&FULL_ACK_NAMES), FullAck::Ssthresh;

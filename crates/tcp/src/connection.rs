@@ -95,29 +95,32 @@ impl DataLevel {
 /// One transport connection and its subflows.
 #[derive(Debug)]
 pub struct Connection {
-    /// The flow's name.
+    /// The flow's name from its spec, labelling its records.
     pub name: String,
-    /// Its window law.
+    /// The window law: one controller for all subflows, since a coupled law reads them all.
     pub cc: Box<dyn CoupledController>,
-    /// Window-law state per subflow.
+    /// What the law reads about each subflow, indexed like `senders`; the senders keep it
+    /// current through [`crate::sender::Window`].
     pub states: Vec<SubflowState>,
-    /// Sender per subflow.
+    /// Per subflow, the sending state machine: sequence, loss recovery, timer.
     pub senders: Vec<SubflowSender>,
-    /// Receiver per subflow.
+    /// Per subflow, the receiving end: cumulative ACKs, SACK blocks, delayed ACKs.
     pub receivers: Vec<Receiver>,
-    /// The data sequence.
+    /// The connection-level data sequence shared by the subflows: what is left to send, the
+    /// data ACK, segments to reinject, and the reassembly of a multipath transfer.
     pub data: DataLevel,
-    /// Transport settings.
+    /// Transport settings from the flow's spec.
     pub config: TcpConfig,
     /// Bytes to transfer (`None`: bulk, unlimited).
     pub size: Option<u64>,
     /// Index of this connection's first subflow in the simulation's subflow table.
     pub first_subflow: u32,
-    /// When it starts sending.
+    /// When it starts: its first SYN, or its first data without a handshake.
     pub start: Time,
     /// When it stops offering new data, if ever.
     pub stop: Option<Time>,
-    /// Whether it has started.
+    /// Whether [`Connection::start`] has run; until then it sends nothing and is left out of
+    /// samples and time integrals.
     pub started: bool,
     /// When the receiver got the last byte of a finite transfer.
     pub completed_at: Option<Time>,
@@ -135,7 +138,8 @@ pub struct Connection {
 /// packet was let go (each waits at least until then, so none overtakes another).
 #[derive(Debug)]
 pub struct Jitter {
-    /// The connection's own stream.
+    /// Its own random stream (`flow.<name>.jitter`), so jitter draws leave every other
+    /// component's numbers unchanged.
     pub rng: Stream,
     /// Per subflow, when its last packet leaves the jitter pipe.
     pub last_due: Vec<Time>,

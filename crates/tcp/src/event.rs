@@ -10,11 +10,12 @@ pub type SubflowIndex = u32;
 pub enum Event {
     /// A packet reached the far end of a link or of a pipe.
     Net(NetEvent),
-    /// A subflow's retransmission-timer wake-up.
+    /// A subflow's sender timer: RTO, tail loss probe or RACK's reorder timer (stale if the
+    /// sender re-armed it since).
     Retransmit(SubflowIndex),
     /// A subflow receiver's delayed-ACK timer.
     DelayedAck(SubflowIndex),
-    /// A connection starts sending.
+    /// The connection with this index starts: its first SYN, or data without a handshake.
     Start(u32),
     /// A connection stops offering new data.
     Stop(u32),

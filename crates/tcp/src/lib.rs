@@ -1,5 +1,10 @@
 //! Transport mechanics of equipoise: TCP over the `sim-core` network.
 //!
+//! A crate of its own because the seeds' results depend on the TCP beneath a window law as
+//! much as on the law: loss recovery, timers and ACK policy differ between the Linux, htsim
+//! and ns-2 stacks the papers used, so they are modelled in detail here, apart from the laws
+//! (`mptcp-cc`) and the network (`sim-core`).
+//!
 //! A tour:
 //!
 //! - [`config`]: [`TcpConfig`], the transport settings, and the [`Profile`]s (`linux`,

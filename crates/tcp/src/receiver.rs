@@ -56,7 +56,8 @@ pub struct ReceiverConfig {
     /// Segments acknowledged at once at the start and after out-of-order data (Linux's
     /// quick-ACK mode), before delayed ACKs resume.
     pub quick_acks: u32,
-    /// Report SACK blocks.
+    /// Report up to three SACK blocks per ACK (RFC 2018), which the sender's scoreboard
+    /// needs.
     pub sack: bool,
 }
 

@@ -7,9 +7,9 @@
 pub struct FlowRecord {
     /// Flow name (`sp.3` for the fourth of a counted group).
     pub flow: String,
-    /// Window law.
+    /// The window law's configuration name (`lia`, …), without its parameters.
     pub algorithm: String,
-    /// Number of subflows.
+    /// Subflows the flow opened, one per path.
     pub subflows: u32,
     /// Start time, seconds.
     pub start_s: f64,
@@ -38,7 +38,7 @@ pub struct FlowRecord {
 /// One row per subflow.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SubflowRecord {
-    /// Flow name.
+    /// Name of the flow it belongs to (joins with [`FlowRecord::flow`]).
     pub flow: String,
     /// Subflow number within the flow, from 0.
     pub subflow: u32,
@@ -50,7 +50,8 @@ pub struct SubflowRecord {
     pub mean_cwnd_pkts: f64,
     /// Mean smoothed RTT over the RTT samples after the warm-up, seconds.
     pub mean_srtt_s: f64,
-    /// Smallest RTT measured, seconds.
+    /// Smallest RTT measured over the whole run, warm-up included, seconds (0 without a
+    /// sample): the round trip's propagation and serialization delay, if queues were ever empty.
     pub min_rtt_s: f64,
     /// Data packets sent after the warm-up.
     pub packets_sent: u64,
@@ -65,7 +66,7 @@ pub struct SubflowRecord {
 /// One row per link (its forward direction).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinkRecord {
-    /// Link name.
+    /// The link's name in the scenario (`{i}` expanded), as paths name it.
     pub link: String,
     /// Capacity, bits per second.
     pub rate_bps: f64,
@@ -90,11 +91,11 @@ pub struct LinkRecord {
     pub loss_rate: f64,
     /// Time-average queue length, packets (the packet in service included).
     pub mean_queue_pkts: f64,
-    /// Largest queue, packets.
+    /// Largest queue after the warm-up, packets.
     pub max_queue_pkts: u32,
     /// Time-average queue length, bytes.
     pub mean_queue_bytes: f64,
-    /// Largest queue, bytes.
+    /// Largest queue after the warm-up, bytes.
     pub max_queue_bytes: u64,
 }
 
@@ -120,9 +121,10 @@ pub struct Sample {
 /// Whole-run counts, for the summary and for conservation checks.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RunStats {
-    /// Events executed.
+    /// Events executed over the whole run: its cost, for speed comparisons.
     pub events: u64,
-    /// Simulated time, seconds.
+    /// Simulated time, seconds: always the configured duration (a run stopped by its event
+    /// budget reports no records).
     pub simulated_s: f64,
     /// Data packets that reached a receiver (whole run).
     pub data_delivered: u64,
@@ -139,14 +141,14 @@ pub struct RunStats {
 /// Everything a run produces.
 #[derive(Clone, Debug, Default)]
 pub struct RunOutput {
-    /// Per-flow results.
+    /// One record per flow, in the order the flows were added.
     pub flows: Vec<FlowRecord>,
-    /// Per-subflow results.
+    /// One record per subflow, grouped by flow in the same order.
     pub subflows: Vec<SubflowRecord>,
-    /// Per-link results.
+    /// One record per link, in the order the links were added.
     pub links: Vec<LinkRecord>,
     /// Time series (empty unless a sample interval was set).
     pub samples: Vec<Sample>,
-    /// Whole-run counts.
+    /// Counts over the whole run, warm-up included, for conservation checks.
     pub stats: RunStats,
 }

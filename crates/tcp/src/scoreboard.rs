@@ -13,7 +13,8 @@ const SACKED: u8 = 1;
 const LOST: u8 = 2;
 /// Retransmitted and not yet known to have arrived or to be lost again.
 const RETRANS: u8 = 4;
-/// Retransmitted at least once.
+/// Retransmitted at least once: unlike RETRANS it survives SACKing and a new loss mark, so
+/// `resent_outstanding` (which RACK's early stop relies on) stays exact.
 const EVER_RETRANS: u8 = 8;
 
 /// RFC 6675's DupThresh: a segment is lost once this many segments above it are SACKed.
@@ -31,7 +32,7 @@ struct Segment {
 pub struct Delivered {
     /// Segments newly delivered, cumulatively or selectively (PRR's `DeliveredData`).
     pub segments: u64,
-    /// Segments newly SACKed.
+    /// Of `segments`, those delivered selectively (newly SACKed above the cumulative ACK).
     pub sacked: u64,
 }
 

@@ -22,21 +22,24 @@ use crate::scoreboard::Scoreboard;
 pub struct SenderCounters {
     /// Data segments sent, retransmissions included.
     pub sent: u64,
-    /// Data segments sent again.
+    /// Of `sent`, the segments sent before, whatever the cause (recovery, going back N after
+    /// a timeout, a probe resending the last segment).
     pub retransmitted: u64,
-    /// Segments newly acknowledged.
+    /// Segments acknowledged for the first time, each counted once: the subflow's goodput in
+    /// packets.
     pub acked: u64,
     /// Fast retransmits (entries into fast recovery).
     pub fast_retransmits: u64,
-    /// Retransmission timeouts.
+    /// Retransmission timeouts that fired (each a loss event; probes firing instead are
+    /// counted in `probes`).
     pub timeouts: u64,
-    /// Tail loss probes sent.
+    /// Tail loss probes sent (RFC 8985 §7; always 0 without `tlp`).
     pub probes: u64,
     /// Integral of cwnd over time, packet·seconds.
     pub cwnd_seconds: f64,
     /// Sum of the smoothed RTT after each RTT sample, seconds.
     pub srtt_sum: f64,
-    /// Number of RTT samples.
+    /// RTT samples taken; `srtt_sum / rtt_samples` is the mean smoothed RTT.
     pub rtt_samples: u64,
     /// Sum over this subflow's loss events of the flow's relative throughput drop: the window
     /// law's decrease over the RTT, divided by the flow's rate Σ cwnd/srtt just before (seed 000
@@ -83,7 +86,8 @@ pub trait Window {
     fn set_recovering(&mut self, on: bool);
     /// A new RTT estimate: smoothed RTT and, if it is one, the new minimum, seconds.
     fn rtt_sampled(&mut self, srtt: f64, new_min: Option<f64>);
-    /// Records `newly` segments acknowledged.
+    /// `newly` segments were acknowledged, in any phase: the law's per-subflow counts (OLIA's
+    /// and RSF's `l1`, `l2`) advance.
     fn acked(&mut self, newly: u64);
 }
 
@@ -106,7 +110,7 @@ pub struct PrrState {
 pub enum Phase {
     /// The SYN is out, no SYN-ACK yet; nothing else may be sent.
     SynSent,
-    /// Sending normally.
+    /// Established, with no loss being recovered: the window grows by slow start or the law.
     Open,
     /// Fast recovery (after duplicate ACKs, SACK or RACK marked a loss).
     Recovery,
@@ -126,7 +130,8 @@ enum TimerKind {
 pub enum TimerAction {
     /// Leave it as it is.
     Keep,
-    /// Restart it from now.
+    /// Restart it from now: new data was acknowledged and some is still outstanding
+    /// (RFC 6298 (5.3)).
     Restart,
     /// Stop it: nothing is outstanding.
     Stop,
@@ -164,14 +169,14 @@ pub enum TimerOutcome {
     Probe,
     /// RACK's reorder timer marked losses: run the send loop.
     Reordered,
-    /// Send the SYN again.
+    /// The SYN's timer expired before a SYN-ACK came: send the SYN again.
     ResendSyn,
 }
 
 /// What the window allows the subflow to send next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Send {
-    /// Resend this segment.
+    /// Resend this segment: loss recovery marked it lost, or going back N reached it.
     Retransmit(u64),
     /// A new segment, if the connection has data for it.
     New,
@@ -185,7 +190,8 @@ pub struct SubflowSender {
     pub route: RouteId,
     /// Route of the acknowledgements back from the receiver.
     pub ack_route: RouteId,
-    /// Oldest unacknowledged segment.
+    /// Oldest unacknowledged segment (RFC 793 `SND.UNA`): everything below it is
+    /// cumulatively acknowledged.
     pub snd_una: u64,
     /// Next segment to send (below `snd_max` only while going back N without SACK).
     pub snd_nxt: u64,
@@ -200,11 +206,13 @@ pub struct SubflowSender {
     pub phase: Phase,
     /// RFC 6582 `recover`: highest segment sent when the last recovery or timeout began.
     pub recover: Option<u64>,
-    /// Consecutive duplicate acknowledgements.
+    /// Duplicate acknowledgements since `snd_una` last moved; the third may start fast
+    /// recovery (RFC 5681 §3.2).
     pub dupacks: u32,
     /// Whether the first partial ACK of this recovery has been seen (it re-arms the timer).
     pub partial_seen: bool,
-    /// The RTT estimator.
+    /// RFC 6298's SRTT/RTTVAR estimator: it sets the retransmission timeout, and its samples
+    /// feed the window law's `τ_r`.
     pub rtt: RttEstimator,
     /// When the timer expires (`Time::NEVER` when stopped).
     pub rto_deadline: Time,
@@ -214,11 +222,11 @@ pub struct SubflowSender {
     /// Time of this sender's pending timer event (`Time::NEVER` if none); an event at any
     /// other time is stale.
     pub rto_event: Time,
-    /// Running counters.
+    /// Counters since the subflow began; records subtract the end-of-warm-up snapshot.
     pub counters: SenderCounters,
     /// When cwnd last changed (for its time integral).
     pub cwnd_since: Time,
-    /// Proportional rate reduction's counters.
+    /// RFC 6937 counters of the current recovery episode (kept always, read only with PRR).
     pub prr: PrrState,
     /// TLP: the probe's episode ends when this is acknowledged (RFC 8985 `TLP.end_seq`).
     probe_end: Option<u64>,

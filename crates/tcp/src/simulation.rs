@@ -15,7 +15,7 @@ use crate::sender::{SenderCounters, SubflowSender};
 /// Run-wide settings (the `[sim]` table of a scenario).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimConfig {
-    /// How long to simulate.
+    /// The time the run ends at, counted from zero (the warm-up is part of it).
     pub duration: Time,
     /// Statistics ignore everything before this.
     pub warmup: Time,
@@ -38,15 +38,16 @@ impl Default for SimConfig {
 /// A link as built: a queue and propagation delay, plus an uncongested reverse pipe for ACKs.
 #[derive(Clone, Debug)]
 pub struct LinkSpec {
-    /// Unique name.
+    /// Unique name: it labels the link in records and path names, and seeds its random
+    /// streams (`link.<name>.loss`, `link.<name>.queue`).
     pub name: String,
-    /// Capacity.
+    /// The rate the forward queue is served at.
     pub rate: Rate,
-    /// One-way propagation delay.
+    /// One-way propagation delay, given to the ACKs' reverse pipe as well.
     pub delay: Time,
     /// Buffer size, counting the packet in service.
     pub buffer: BufferLimit,
-    /// Queue discipline.
+    /// Which arrivals the queue admits (drop-tail, RED, drop zone, threshold-dropper).
     pub discipline: Discipline,
     /// Exogenous Bernoulli loss probability per packet.
     pub loss: f64,
@@ -72,16 +73,17 @@ pub struct LinkIndex(pub u32);
 /// A flow as built: its window law, one path per subflow, and its traffic.
 #[derive(Clone, Debug)]
 pub struct FlowSpec {
-    /// Unique name.
+    /// Unique name: it labels the flow in records and seeds its random streams
+    /// (`flow.<name>.jitter`).
     pub name: String,
-    /// Window law.
+    /// The congestion-avoidance law, one controller coupling all the flow's subflows.
     pub algorithm: Algorithm,
     /// One list of links per subflow.
     pub paths: Vec<Vec<LinkIndex>>,
     /// Links the ACKs of each subflow cross (through their queues); `None`: an uncongested
     /// reverse path with the forward path's propagation delay.
     pub reverse_paths: Option<Vec<Vec<LinkIndex>>>,
-    /// When it starts.
+    /// When it starts: its first SYN, or its first data without a handshake.
     pub start: Time,
     /// When it stops offering new data.
     pub stop: Option<Time>,
@@ -89,7 +91,7 @@ pub struct FlowSpec {
     pub size: Option<u64>,
     /// Receive buffer, data segments (`None`: unlimited).
     pub receive_buffer: Option<u64>,
-    /// Transport settings.
+    /// Transport settings (recovery, SACK, timers, …), per flow so that flows can differ.
     pub tcp: TcpConfig,
 }
 
@@ -127,7 +129,8 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// An empty simulation.
+    /// A simulation with no links or flows yet; the end of the warm-up and the first sample
+    /// are already scheduled.
     pub fn new(config: SimConfig) -> Simulation {
         let mut events = EventList::new();
         events.schedule_timer(config.warmup, Event::WarmupEnd);
@@ -170,12 +173,13 @@ impl Simulation {
         links.iter().map(|l| self.links[l.0 as usize].name.as_str()).collect::<Vec<_>>().join(">")
     }
 
-    /// The run settings.
+    /// The run settings given to [`Simulation::new`].
     pub fn config(&self) -> &SimConfig {
         &self.config
     }
 
-    /// Adds a link.
+    /// Adds a link with a reverse pipe of the same delay for uncongested ACKs, schedules its
+    /// up/down events, and returns the index flows' paths name it by.
     pub fn add_link(&mut self, spec: LinkSpec) -> LinkIndex {
         assert!(self.links.len() < (MAX_INDEX / 2) as usize, "too many links for the event encoding");
         let seed = self.config.seed;

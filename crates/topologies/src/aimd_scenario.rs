@@ -27,9 +27,9 @@ use crate::reader::{Reader, type_name};
 /// A group of identical connections, as written.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Group {
-    /// The group's name.
+    /// The group's name, which labels its connections in the results.
     pub name: String,
-    /// Its connections.
+    /// How many identical connections it stands for (default 1).
     pub count: usize,
 }
 
@@ -40,13 +40,14 @@ pub struct AimdScenario {
     pub file: String,
     /// The effective text (with overrides), for the results' metadata.
     pub text: String,
-    /// `[meta]`.
+    /// `[meta]`: what the scenario is and which experiment it reproduces.
     pub meta: Meta,
     /// The run seed (`sim.seed`, the only `[sim]` key such a scenario has).
     pub seed: u64,
     /// The model, connections in group order.
     pub model: Model,
-    /// The groups, in order.
+    /// The groups in file order; their counts partition `model.connections`
+    /// ([`AimdScenario::group_of`]).
     pub groups: Vec<Group>,
 }
 

@@ -24,7 +24,7 @@ impl Scenario {
         ScenarioError::new(&self.file, key, message)
     }
 
-    /// The run settings.
+    /// `[sim]` as the simulation takes it ([`Scenario::build`] starts from it).
     pub fn sim_config(&self) -> SimConfig {
         SimConfig {
             duration: self.sim.duration,

@@ -32,7 +32,8 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
-/// Results of scenario handling.
+/// What every fallible step of scenario handling returns: on failure, an error naming the
+/// file, the key path and what was expected.
 pub type Result<T> = std::result::Result<T, ScenarioError>;
 
 /// The valid name closest to `got`, if any is close enough to be a likely typo.

@@ -11,7 +11,7 @@ use crate::error::{Result, ScenarioError};
 use crate::model::{ConvergenceModel, MetricsModel, Scenario};
 use crate::reader::{Reader, type_name};
 
-/// One computed metric.
+/// One computed metric: a row of the run's metrics table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Metric {
     /// What is measured (`jain_index`, `completion_mean`, …).
@@ -50,7 +50,8 @@ pub const METRICS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Reads `[metrics]`.
+/// Reads `[metrics]`: the links and subflows that the loss-ratio and convergence metrics
+/// must be told.
 pub(crate) fn read_metrics(mut t: Reader) -> Result<MetricsModel> {
     let mut model = MetricsModel::default();
     if let Some(v) = t.value("loss_ratio") {

@@ -6,7 +6,8 @@ use sim_core::threshold::DropperPolicy;
 
 use crate::units::{BufferValue, RateValue, SizeValue};
 
-/// A parsed scenario.
+/// A parsed scenario: every key read and typed, names expanded; cross-checks wait for
+/// [`Scenario::build`].
 #[derive(Clone, Debug)]
 pub struct Scenario {
     /// The file it came from.
@@ -14,9 +15,9 @@ pub struct Scenario {
     /// The effective scenario as TOML (the file with every `--set` applied), recorded with
     /// every result.
     pub text: String,
-    /// `[meta]`.
+    /// `[meta]`: what the scenario is and which experiment it reproduces.
     pub meta: Meta,
-    /// `[sim]`.
+    /// `[sim]`: run-wide settings.
     pub sim: SimModel,
     /// `[tcp]`: defaults for every flow.
     pub tcp: TcpModel,
@@ -54,28 +55,29 @@ pub struct ConvergenceModel {
 /// `[meta]`: what the scenario is.
 #[derive(Clone, Debug, Default)]
 pub struct Meta {
-    /// Short name.
+    /// Short name, which heads the run's summary (`friendliness-same-rtt`).
     pub name: Option<String>,
-    /// The experiment it reproduces.
+    /// The paper experiment it reproduces, by seed file and figure or table
+    /// (`"000_59b601105bcb4a51.txt, Table III"`).
     pub source: Option<String>,
-    /// Free text.
+    /// Free text for readers of the file and its results; not interpreted.
     pub description: Option<String>,
 }
 
-/// `[sim]`.
+/// `[sim]`: run-wide settings, which become a `tcp::SimConfig`.
 #[derive(Clone, Debug)]
 pub struct SimModel {
-    /// Simulated time.
+    /// How long a run simulates, from time zero, warm-up included.
     pub duration: Time,
-    /// Statistics start here.
+    /// Statistics ignore everything before this, so start-up transients do not count.
     pub warmup: Time,
-    /// Run seed.
+    /// Run seed; every component's random stream is derived from it and the component's name.
     pub seed: u64,
-    /// Data packet size, bytes.
+    /// Data packet size on the wire, bytes; also the packet of `pkt` sizes and `pps` rates.
     pub mss: u32,
-    /// ACK size, bytes.
+    /// ACK size on the wire, bytes (default 40).
     pub ack_size: u32,
-    /// Time-series resolution.
+    /// Time between time-series samples (`None`: no time series).
     pub sample_interval: Option<Time>,
 }
 
@@ -86,37 +88,42 @@ pub type TcpModel = tcp::TcpOverrides;
 /// How a link's queue drops.
 #[derive(Clone, Debug, PartialEq)]
 pub enum QueueModel {
-    /// Drop-tail.
+    /// Drop arrivals that do not fit in the buffer (the default).
     DropTail,
     /// RED with thresholds on the average queue.
     Red {
-        /// Minimum threshold.
+        /// Average queue below which nothing is dropped early.
         min: BufferValue,
-        /// Maximum threshold.
+        /// Average queue at which the drop probability reaches `max_p`; above it (above twice
+        /// it, gentle) every arrival is dropped.
         max: BufferValue,
         /// Drop probability at the maximum threshold.
         max_p: f64,
-        /// EWMA weight.
+        /// Weight of each new sample in the moving average of the queue (Floyd and Jacobson's
+        /// `w_q`).
         weight: f64,
-        /// Gentle mode.
+        /// Between `max` and `2·max`, ramp the probability from `max_p` to 1 instead of
+        /// dropping everything.
         gentle: bool,
-        /// ns-2's `wait` between drops.
+        /// ns-2's `wait`: drops at least `1/p` arrivals apart, rather than `1/(2p)` on average.
         wait: bool,
     },
     /// Random drops in the top `zone` of the buffer.
     RandomDrop {
-        /// Depth of the zone.
+        /// Depth of the zone at the top of the buffer.
         zone: BufferValue,
         /// Fixed drop probability in the zone (htsim's `RandomQueue`); `None`: a linear ramp.
         probability: Option<f64>,
     },
-    /// Seed 004's threshold-dropper.
+    /// Seed 004's threshold-dropper (§V-D): one connection loses a packet per congestion
+    /// event, so packet-level TCP follows the AIMD model's ONE policy.
     ThresholdDropper {
         /// Queue length, packets, that starts a congestion event.
         threshold: u32,
-        /// Quiet time after a drop.
+        /// Quiet time after a drop, so that one congestion event costs one connection (the
+        /// paper uses a multiple of the round-trip time).
         hold: Time,
-        /// Which connection is signalled.
+        /// How the connection to lose a packet is chosen.
         policy: DropperPolicy,
     },
 }
@@ -124,21 +131,23 @@ pub enum QueueModel {
 /// One `[[link]]` (one copy of a counted link).
 #[derive(Clone, Debug)]
 pub struct LinkModel {
-    /// Expanded name.
+    /// Name with `{i}` expanded, unique among links; flows' paths name it.
     pub name: String,
     /// Key path for messages (`link.<template name>`, or `topology.links.<name>`).
     pub key: String,
     /// The generator's group for it (`core`, `access`, …); empty for a written `[[link]]`.
     pub group: String,
-    /// Capacity.
+    /// The rate the link's queue is served at.
     pub rate: RateValue,
     /// One-way propagation delay.
     pub delay: Time,
-    /// Buffer.
+    /// Buffer, counting the packet in service: a size, or a time at the link's rate (one BDP
+    /// when it is the round-trip time).
     pub buffer: BufferValue,
-    /// Queue discipline.
+    /// Which arrivals the queue drops.
     pub queue: QueueModel,
-    /// Exogenous loss probability.
+    /// Exogenous Bernoulli drop probability per packet, independent of the queue (seed 001's
+    /// exogenous drops, seed 003's random loss).
     pub loss: f64,
     /// Scheduled state changes (time, up).
     pub events: Vec<(Time, bool)>,
@@ -147,7 +156,7 @@ pub struct LinkModel {
 /// A window law by name with its parameter table (checked when the simulation is built).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CcModel {
-    /// Algorithm name.
+    /// The law's configuration name (`lia`, …; see `mptcp_cc::algorithm::ALGORITHMS`).
     pub algorithm: String,
     /// Parameters other than `algorithm`.
     pub params: toml::Table,
@@ -156,7 +165,7 @@ pub struct CcModel {
 /// When a flow starts.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum StartModel {
-    /// At this time.
+    /// At this fixed time (the default: time zero).
     At(Time),
     /// Uniformly at random in this interval (from the flow's own random stream).
     Uniform(Time, Time),
@@ -165,24 +174,25 @@ pub enum StartModel {
 /// One `[[flow]]` (one copy of a counted flow).
 #[derive(Clone, Debug)]
 pub struct FlowModel {
-    /// Expanded name.
+    /// Name with `{i}` expanded, unique among flows; it labels records and seeds the flow's
+    /// random streams.
     pub name: String,
     /// Key path for messages (`flow.<template name>`).
     pub key: String,
-    /// Window law.
+    /// The congestion-avoidance window law, by name with its parameters.
     pub cc: CcModel,
     /// Links of each subflow's path.
     pub paths: Vec<Vec<String>>,
     /// Links of each subflow's ACK path, if not the default uncongested reverse.
     pub reverse_paths: Option<Vec<Vec<String>>>,
-    /// Start time.
+    /// When the flow starts, fixed or uniformly random.
     pub start: StartModel,
-    /// Stop time.
+    /// When it stops offering new data (`None`: never); what is in flight is still delivered.
     pub stop: Option<Time>,
     /// Transfer size (`None`: bulk).
     pub size: Option<SizeValue>,
     /// Multipath receive buffer (`None`: unlimited).
     pub receive_buffer: Option<SizeValue>,
-    /// Per-flow TCP overrides.
+    /// The flow's own `tcp` table, overriding the scenario's `[tcp]` setting by setting.
     pub tcp: TcpModel,
 }

@@ -18,7 +18,8 @@
 //! metric = "goodput_mean"                   # defaults for every side
 //! group = "sp"
 //! increasing = [{ point = { "flow.mp.cc" = "ewtcp" } }, { point = { "flow.mp.cc" = "coupled" } }]
-//! # or decreasing / at_least / at_most = [sides], or along = "KEY" with trend = "increasing"
+//! # or decreasing / at_least / at_most = [sides] (bounds take tolerance = 0.05 and factor = 5:
+//! # A ≥ 5·B·(1 − 0.05)), or along = "KEY" with trend = "increasing"
 //! ```
 
 use toml::{Table, Value};
@@ -131,6 +132,8 @@ pub struct Claim {
     pub each_replicate: bool,
     /// Fraction of the right side a bound may miss by and still hold.
     pub tolerance: f64,
+    /// Multiplies each right side of a bound ("A at least five times B": `factor = 5`).
+    pub factor: f64,
 }
 
 /// Defaults a side inherits from its claim.
@@ -188,6 +191,10 @@ fn read_claim(file: &str, path: &str, table: &Table, keys: &[String], points: &[
     if !(0.0..1.0).contains(&tolerance) {
         return Err(c.error("tolerance", format!("{tolerance}: expected a fraction in [0, 1)")));
     }
+    let factor = c.number("factor")?.unwrap_or(1.0);
+    if !(factor.is_finite() && factor > 0.0) {
+        return Err(c.error("factor", format!("{factor}: expected a positive number")));
+    }
     let mut listed = Vec::new();
     for (name, relation) in Relation::NAMES {
         if let Some(v) = c.value(name) {
@@ -225,8 +232,11 @@ fn read_claim(file: &str, path: &str, table: &Table, keys: &[String], points: &[
             ));
         }
     };
+    if factor != 1.0 && relation.is_strict() {
+        return Err(c.error("factor", "applies to at_least and at_most only"));
+    }
     c.finish()?;
-    Ok(Claim { text, relation, chains, each_replicate, tolerance })
+    Ok(Claim { text, relation, chains, each_replicate, tolerance, factor })
 }
 
 /// One chain per combination of the swept keys other than `along`, ordered by `along`'s value

@@ -18,7 +18,8 @@ use crate::units::{BufferValue, RateValue, SizeValue};
 /// Top-level tables of a scenario.
 pub const SECTIONS: &[&str] = &["meta", "sim", "tcp", "topology", "link", "flow", "traffic", "metrics", "quick", "aimd"];
 
-/// Parses scenario `text` read from `file`.
+/// Parses scenario `text` read from `file` as TOML; a syntax error keeps the parser's line
+/// and column.
 pub fn parse_text(file: &str, text: &str) -> Result<Table> {
     text.parse::<Table>().map_err(|e| ScenarioError::new(file, "", format!("not valid TOML: {}", e.to_string().trim_end())))
 }
@@ -64,9 +65,9 @@ pub fn read_scenario(file: &str, root: &Table) -> Result<Scenario> {
     Ok(Scenario { file: file.to_string(), text, meta, sim, tcp, links, flows, metrics })
 }
 
-/// Reads an array of tables `key`, each with `read`, concatenating what they expand to.
-/// Reads the array of tables `key`, each into some items, refusing more than `limit` items in
-/// all before reading the table that would pass it (so counts never allocate beyond it).
+/// Reads the array of tables `key`, each with `read` into some items (a counted table expands
+/// to several), concatenated; refuses more than `limit` items in all before reading the table
+/// that would pass it (so counts never allocate beyond it).
 fn read_array<T>(top: &mut Reader, key: &'static str, limit: usize, mut read: impl FnMut(Reader) -> Result<Vec<T>>) -> Result<Vec<T>> {
     let file = top.file();
     let Some(v) = top.value(key) else { return Ok(Vec::new()) };
@@ -197,7 +198,7 @@ pub(crate) fn count(t: &mut Reader) -> Result<Option<u64>> {
     }
 }
 
-/// Replaces `{i}` by `i`.
+/// The name of copy `i` of a counted table: `{i}` replaced by `i` (`"wifi{i}"` → `"wifi3"`).
 pub(crate) fn expand(template: &str, i: u64) -> String {
     template.replace("{i}", &i.to_string())
 }

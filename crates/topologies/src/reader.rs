@@ -8,6 +8,10 @@ use crate::units::{self, BufferValue, RateValue, SizeValue};
 use sim_core::Time;
 
 /// One table of the scenario being read.
+///
+/// The getters each read one `key`, mark it as known (so that [`Reader::finish`] can reject
+/// the rest) and return `None` when it is absent; a value of the wrong type or out of range is
+/// an error at the key's full path.
 pub struct Reader<'a> {
     file: &'a str,
     path: String,
@@ -44,17 +48,18 @@ impl<'a> Reader<'a> {
         &self.path
     }
 
-    /// The table being read.
+    /// The whole table, for what the getters do not cover (whether a key is present at all;
+    /// its keys in order). Reading through it marks nothing as known.
     pub fn table_ref(&self) -> &'a Table {
         self.table
     }
 
-    /// The file being read.
+    /// The file's name, for errors built outside this reader (paths' elements).
     pub fn file(&self) -> &'a str {
         self.file
     }
 
-    /// An error at `key`.
+    /// An error located at this file and the full key path of `key`.
     pub fn error(&self, key: &str, message: impl Into<String>) -> ScenarioError {
         ScenarioError::new(self.file, self.key_path(key), message)
     }
@@ -82,12 +87,13 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// An optional string.
+    /// `key` as a string, taken as written (no unit parsing).
     pub fn string(&mut self, key: &'static str) -> Result<Option<&'a str>> {
         self.typed(key, "a string", Value::as_str)
     }
 
-    /// A required string.
+    /// `key` as a string, required: when absent, the error points at a misspelt key if one
+    /// looks like it ([`Reader::missing`]).
     pub fn required_string(&mut self, key: &'static str) -> Result<&'a str> {
         self.string(key)?.ok_or_else(|| self.missing(key, "missing; expected a string"))
     }
@@ -107,12 +113,12 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// An optional boolean.
+    /// `key` as a TOML boolean (the strings `"true"` and `"false"` are errors).
     pub fn boolean(&mut self, key: &'static str) -> Result<Option<bool>> {
         self.typed(key, "true or false", Value::as_bool)
     }
 
-    /// An optional non-negative integer.
+    /// `key` as a TOML integer ≥ 0 (a float such as `2.0` is an error).
     pub fn unsigned(&mut self, key: &'static str) -> Result<Option<u64>> {
         match self.typed(key, "a non-negative integer", Value::as_integer)? {
             Some(i) if i < 0 => Err(self.error(key, format!("expected a non-negative integer, got {i}"))),
@@ -157,22 +163,23 @@ impl<'a> Reader<'a> {
         parse(text).map(Some).map_err(|m| self.error(key, m))
     }
 
-    /// An optional time.
+    /// `key` as a time with a unit (`"5ms"`); a bare number is an error naming the units.
     pub fn time(&mut self, key: &'static str) -> Result<Option<Time>> {
         self.quantity(key, units::parse_time)
     }
 
-    /// An optional rate.
+    /// `key` as a rate: a bit rate with a unit, or `pps`, packets of `sim.mss` per second
+    /// (resolved when the simulation is built).
     pub fn rate(&mut self, key: &'static str) -> Result<Option<RateValue>> {
         self.quantity(key, units::parse_rate)
     }
 
-    /// An optional size.
+    /// `key` as a size: bytes with a unit, or `pkt`, packets of `sim.mss`.
     pub fn size(&mut self, key: &'static str) -> Result<Option<SizeValue>> {
         self.quantity(key, units::parse_size)
     }
 
-    /// An optional buffer size.
+    /// `key` as a buffer: a size, or a time meaning that long at the link's rate.
     pub fn buffer(&mut self, key: &'static str) -> Result<Option<BufferValue>> {
         self.quantity(key, units::parse_buffer)
     }
@@ -194,7 +201,7 @@ impl<'a> Reader<'a> {
         Ok(Some((from, to)))
     }
 
-    /// An optional sub-table.
+    /// `key` as a sub-table, read by a new [`Reader`] whose key paths continue this one's.
     pub fn table(&mut self, key: &'static str) -> Result<Option<Reader<'a>>> {
         let path = self.key_path(key);
         let file = self.file;

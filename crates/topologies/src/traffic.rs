@@ -27,7 +27,7 @@ use crate::parse::read_tcp;
 use crate::reader::{Reader, type_name};
 use crate::units::{SizeValue, parse_size};
 
-/// Generator kinds.
+/// The `kind`s a `[[traffic]]` table accepts (see the module documentation).
 pub const KINDS: &[&str] = &["onoff", "poisson", "permutation"];
 
 /// Reads one `[[traffic]]` table into its flows; `end` is the end of the run.

@@ -8,7 +8,7 @@ use sim_core::Time;
 /// A rate before the packet size is known.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum RateValue {
-    /// Bits per second.
+    /// Written with a bit-rate unit (`bps` … `Tbps`), held in bits per second.
     Bps(f64),
     /// Packets of `sim.mss` bytes per second.
     Pps(f64),
@@ -17,7 +17,7 @@ pub enum RateValue {
 /// A size before the packet size is known.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum SizeValue {
-    /// Bytes.
+    /// Written with a byte unit (`B` … `GB`), held in bytes.
     Bytes(f64),
     /// Packets of `sim.mss` bytes.
     Packets(f64),
@@ -36,7 +36,7 @@ impl SizeValue {
 /// A buffer or threshold: a size, or a time at the link's rate.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum BufferValue {
-    /// A size.
+    /// A fixed size, in bytes or in packets.
     Size(SizeValue),
     /// This long at the link's rate.
     Time(Time),

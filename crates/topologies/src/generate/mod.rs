@@ -29,10 +29,11 @@ pub use fat_tree::FatTree;
 /// Generator kinds, with the papers' networks they build.
 pub const KINDS: &[&str] = &["dumbbell", "two-link", "torus", "isp", "shared-bottleneck", "fat-tree"];
 
-/// A generated topology.
+/// What a `[topology]` table expands into: its links, ready to join the written ones, and
+/// the routes flows may name.
 #[derive(Clone, Debug)]
 pub struct Topology {
-    /// The generator's kind.
+    /// The generator's kind, one of [`KINDS`].
     pub kind: String,
     /// Its links, overrides applied.
     pub links: Vec<LinkModel>,
