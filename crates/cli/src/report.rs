@@ -114,7 +114,11 @@ impl Dataset {
         let df = self.table(&table)?;
         let points = numbers(df, "point").ok_or_else(|| format!("{dir}: {table} has no point column: not a sweep dataset"))?;
         let replicates = numbers(df, "replicate").unwrap_or_default();
-        let values = numbers(df, &column).ok_or_else(|| format!("{file}: {}.metric: {dir}: {table} has no numeric column \"{column}\"", q.key))?;
+        let values = numbers(df, &column).ok_or_else(|| {
+            let names: Vec<String> = df.get_column_names().iter().map(|n| n.to_string()).collect();
+            let hint = topologies::error::suggestion(&column, names.iter().map(String::as_str));
+            format!("{file}: {}.metric: {dir}: {table} has no numeric column \"{column}\"{hint}", q.key)
+        })?;
         let entities = entity_col.and_then(|c| texts(df, c));
         let metrics = if table == "metrics" { texts(df, "metric") } else { None };
         let mut found: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
@@ -159,7 +163,24 @@ fn show(value: f64, unit: &str) -> String {
     if !value.is_finite() {
         return "—".into();
     }
-    let (scale, name) = match unit {
+    let (scale, name) = prefix(value, unit);
+    format!("{}{name}", significant(value / scale))
+}
+
+/// A mean and its confidence half-width, in the mean's prefix (`1.05 ± 0.09 Mb/s`).
+fn show_ci(mean: f64, half: f64, unit: &str) -> String {
+    if !mean.is_finite() {
+        return "—".into();
+    }
+    let (scale, name) = prefix(mean, unit);
+    let digits = |x: f64| significant(x).split_once('.').map_or(0, |(_, d)| d.len());
+    let d = digits(mean / scale);
+    format!("{:.d$} ± {:.d$}{name}", mean / scale, half / scale)
+}
+
+/// The scale and unit name a value of `unit` reads best in.
+fn prefix(value: f64, unit: &str) -> (f64, &'static str) {
+    match unit {
         "bit/s" if value.abs() >= 1e9 => (1e9, " Gb/s"),
         "bit/s" if value.abs() >= 1e6 => (1e6, " Mb/s"),
         "bit/s" if value.abs() >= 1e3 => (1e3, " kb/s"),
@@ -167,8 +188,7 @@ fn show(value: f64, unit: &str) -> String {
         "s" if value.abs() < 1.0 && value != 0.0 => (1e-3, " ms"),
         "s" => (1.0, " s"),
         _ => (1.0, ""),
-    };
-    format!("{}{name}", significant(value / scale))
+    }
 }
 
 fn significant(x: f64) -> String {
@@ -191,19 +211,35 @@ fn unit_of(q: &Quantity) -> &'static str {
     }
 }
 
-/// The point's swept values, short (`flow.mp.cc=lia`).
-fn point_name(sweep: &Sweep, q: &Quantity) -> String {
-    let p = &sweep.points[q.point];
-    if sweep.points.len() == 1 {
-        return String::new();
+/// A swept value, short: a table such as `{ algorithm = "uncoupled", a = 1.0 }` as
+/// `uncoupled(a=1.0)`.
+fn short_value(v: &toml::Value) -> String {
+    match v {
+        toml::Value::Table(t) => {
+            let head = t.get("algorithm").or(t.get("kind")).and_then(|v| v.as_str()).unwrap_or("");
+            let rest: Vec<String> =
+                t.iter().filter(|(k, _)| !["algorithm", "kind"].contains(&k.as_str())).map(|(k, v)| format!("{k}={}", short_value(v))).collect();
+            if rest.is_empty() { head.to_string() } else { format!("{head}({})", rest.join(", ")) }
+        }
+        other => topologies::sweep::value_text(other),
     }
-    p.values.iter().map(|(k, v)| format!("{}={}", k.rsplit('.').next().unwrap_or(k), topologies::sweep::value_text(v))).collect::<Vec<_>>().join(", ")
+}
+
+/// The point of `q` named by the first swept key whose value differs along the claim's
+/// chain (keys varied together show once); empty when the sides share their point.
+fn point_name(sweep: &Sweep, claim: &Claim, q: &Quantity) -> String {
+    let differs = |i: usize| claim.chains.iter().flatten().any(|o| sweep.points[o.point].values[i].1 != sweep.points[q.point].values[i].1);
+    let values = &sweep.points[q.point].values;
+    match (0..values.len()).find(|&i| differs(i)) {
+        Some(i) => short_value(&values[i].1),
+        None => String::new(),
+    }
 }
 
 fn side_name(sweep: &Sweep, claim: &Claim, q: &Quantity) -> String {
     let first = &claim.chains[0][0];
     let mut parts = Vec::new();
-    let point = point_name(sweep, q);
+    let point = point_name(sweep, claim, q);
     if !point.is_empty() {
         parts.push(point);
     }
@@ -246,7 +282,7 @@ fn render(out: &mut String, sweep: &Sweep, paper: &Paper, name: &str, data: &mut
         for v in &paper.values {
             let m = data.measure(name, &v.quantity)?;
             let unit = unit_of(&v.quantity);
-            let ours = if m.values.len() > 1 { format!("{} ± {}", show(m.mean, unit), show(m.half, unit)) } else { show(m.mean, unit) };
+            let ours = if m.values.len() > 1 { show_ci(m.mean, m.half, unit) } else { show(m.mean, unit) };
             writeln!(out, "| {} | {} | {ours} | {:.2} |", v.label, show(v.value, unit), m.mean / v.value).map_err(w)?;
         }
         writeln!(out).map_err(w)?;
@@ -267,7 +303,7 @@ fn render(out: &mut String, sweep: &Sweep, paper: &Paper, name: &str, data: &mut
                     .zip(&measured)
                     .map(|(q, m)| {
                         let label = side_name(sweep, claim, q);
-                        let value = format!("{} ± {}", show(m.mean, unit), show(m.half, unit));
+                        let value = show_ci(m.mean, m.half, unit);
                         if label.is_empty() { value } else { format!("{label}: {value}") }
                     })
                     .collect();
@@ -368,6 +404,7 @@ mod tests {
         assert_eq!(show(0.0123, "s"), "12.3 ms");
         assert_eq!(show(0.5, "1"), "0.500");
         assert_eq!(show(1234.0, "count"), "1234");
+        assert_eq!(show_ci(1.05e6, 93_000.0, "bit/s"), "1.05 ± 0.09 Mb/s");
     }
 
     #[test]

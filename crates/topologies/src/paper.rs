@@ -270,7 +270,7 @@ fn trend_chains(file: &str, path: &str, along: &str, defaults: &Defaults, keys: 
         chain.sort_by(|a, b| a.1.total_cmp(&b.1));
         let chain = chain
             .into_iter()
-            .map(|(p, _)| resolve(file, &here, p.index, defaults))
+            .map(|(p, _)| resolve(file, path, p.index, defaults))
             .collect::<Result<Vec<_>>>()?;
         out.push(chain);
     }
