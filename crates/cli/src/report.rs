@@ -98,10 +98,25 @@ struct Dataset {
 impl Dataset {
     fn table(&mut self, name: &str) -> Result<&DataFrame, String> {
         if !self.tables.contains_key(name) {
-            let df = read_table(&self.dir, name)?;
+            let df = read_table(&self.dir, name).map_err(|e| self.why_empty(e))?;
             self.tables.insert(name.to_string(), df);
         }
         Ok(&self.tables[name])
+    }
+
+    /// A table that cannot be read, explained by the runs' own errors when none succeeded.
+    fn why_empty(&self, error: String) -> String {
+        let Ok(runs) = read_table(&self.dir, "runs") else { return error };
+        let (Some(status), Some(errors)) = (texts(&runs, "status"), texts(&runs, "error")) else { return error };
+        match status.iter().position(|s| s == "ok") {
+            Some(_) => error,
+            None => format!(
+                "{}: none of its {} runs succeeded; the first failed with: {}",
+                self.dir.display(),
+                status.len(),
+                errors.first().map_or("", String::as_str)
+            ),
+        }
     }
 
     /// The replicate values of `q`; an error naming `q`'s key when the dataset lacks it.
@@ -160,6 +175,9 @@ impl Dataset {
 
 /// A number in `unit`, scaled to a readable prefix, three significant digits.
 fn show(value: f64, unit: &str) -> String {
+    if value == f64::INFINITY {
+        return "∞ (not within the run)".into();
+    }
     if !value.is_finite() {
         return "—".into();
     }
@@ -170,7 +188,7 @@ fn show(value: f64, unit: &str) -> String {
 /// A mean and its confidence half-width, in the mean's prefix (`1.05 ± 0.09 Mb/s`).
 fn show_ci(mean: f64, half: f64, unit: &str) -> String {
     if !mean.is_finite() {
-        return "—".into();
+        return show(mean, unit);
     }
     let (scale, name) = prefix(mean, unit);
     let digits = |x: f64| significant(x).split_once('.').map_or(0, |(_, d)| d.len());
@@ -268,9 +286,16 @@ pub fn report_one(file: &Path, dataset: &Path) -> Result<String, String> {
 fn render(out: &mut String, sweep: &Sweep, paper: &Paper, name: &str, data: &mut Dataset) -> Result<(), String> {
     let runs = data.table("runs").map(|df| df.height()).unwrap_or(0);
     let w = |e: std::fmt::Error| e.to_string();
+    // scripts/reproduce records each sweep's wall time beside its dataset (the dataset itself
+    // holds nothing that depends on the machine).
+    let wall = std::fs::read_to_string(data.dir.with_extension("wall"))
+        .ok()
+        .and_then(|t| t.trim().parse::<f64>().ok())
+        .map(|s| format!(", {} of wall time here", if s < 120.0 { format!("{s:.0} s") } else { format!("{:.1} min", s / 60.0) }))
+        .unwrap_or_default();
     writeln!(
         out,
-        "{}: `equipoise sweep {name}` → `{}`, {} points × {} replicates ({runs} runs in the dataset). Mean ± 95 % CI over replicates.\n",
+        "{}: `equipoise sweep {name}` → `{}`, {} points × {} replicates ({runs} runs in the dataset{wall}). Mean ± 95 % CI over replicates.\n",
         if paper.source.is_empty() { "Paper" } else { &paper.source },
         data.dir.display(),
         sweep.points.len(),
@@ -283,7 +308,9 @@ fn render(out: &mut String, sweep: &Sweep, paper: &Paper, name: &str, data: &mut
             let m = data.measure(name, &v.quantity)?;
             let unit = unit_of(&v.quantity);
             let ours = if m.values.len() > 1 { show_ci(m.mean, m.half, unit) } else { show(m.mean, unit) };
-            writeln!(out, "| {} | {} | {ours} | {:.2} |", v.label, show(v.value, unit), m.mean / v.value).map_err(w)?;
+            let ratio = m.mean / v.value;
+            let ratio = if ratio.is_finite() { format!("{ratio:.2}") } else { "—".into() };
+            writeln!(out, "| {} | {} | {ours} | {ratio} |", v.label, show(v.value, unit)).map_err(w)?;
         }
         writeln!(out).map_err(w)?;
     }

@@ -129,13 +129,15 @@ pub enum Discipline {
     DropTail,
     /// Random Early Detection in front of the buffer limit.
     Red(Red),
-    /// A random drop zone: arrivals that would fill the top `zone_bytes` of the buffer are
+    /// A random drop zone: arrivals that would fill the top `zone` of the buffer are
     /// dropped at random, which breaks the phase effects of plain drop-tail. With
     /// `probability`, at that fixed probability (htsim's `RandomQueue`, 0.1); without, with a
     /// probability rising linearly from 0 at the bottom of the zone to 1 at the top.
     RandomDropZone {
-        /// Depth of the zone at the top of the buffer, bytes.
-        zone_bytes: u64,
+        /// Depth of the zone at the top of the buffer, in the buffer's own unit: the top
+        /// packet slots of a packet-counted buffer (a 40-byte ACK fills a slot as a full
+        /// segment does), the top bytes of a byte-counted one.
+        zone: BufferLimit,
         /// The fixed drop probability in the zone, if not the linear ramp.
         probability: Option<f64>,
     },
@@ -173,17 +175,19 @@ impl Discipline {
                 }
                 fits && !early
             }
-            Discipline::RandomDropZone { zone_bytes, probability } => {
-                let limit_bytes = match limit {
-                    BufferLimit::Bytes(b) => b,
-                    BufferLimit::Packets(p) => p as u64 * size as u64,
+            Discipline::RandomDropZone { zone, probability } => {
+                // (occupancy after the arrival, capacity, zone depth) in one unit
+                let (after, capacity, depth) = match (limit, *zone) {
+                    (BufferLimit::Packets(l), BufferLimit::Packets(z)) => (packets as u64 + 1, l as u64, z as u64),
+                    (BufferLimit::Bytes(l), BufferLimit::Bytes(z)) => (bytes + size as u64, l, z),
+                    // Built in the buffer's unit (topologies' build); a mixed pair drops nothing.
+                    _ => return fits,
                 };
-                let after = bytes + size as u64;
-                let floor = limit_bytes.saturating_sub(*zone_bytes);
-                if !fits || after <= floor || *zone_bytes == 0 {
+                let floor = capacity.saturating_sub(depth);
+                if !fits || after <= floor || depth == 0 {
                     return fits;
                 }
-                let p = probability.unwrap_or((after - floor) as f64 / *zone_bytes as f64);
+                let p = probability.unwrap_or((after - floor) as f64 / depth as f64);
                 rng.random::<f64>() >= p
             }
         }
@@ -252,7 +256,7 @@ mod tests {
 
     #[test]
     fn random_zone_only_drops_in_the_zone() {
-        let mut d = Discipline::RandomDropZone { zone_bytes: 15_000, probability: None };
+        let mut d = Discipline::RandomDropZone { zone: BufferLimit::Bytes(15_000), probability: None };
         let mut rng = stream(3, "zone");
         let limit = BufferLimit::Bytes(150_000);
         for _ in 0..1000 {
@@ -262,5 +266,23 @@ mod tests {
         let admitted = (0..10_000).filter(|_| d.admit(limit, 90, 141_000, 1500, 0, Time(0), &mut rng)).count();
         // 142 500 B is half-way into the zone: dropped with p = 0.5
         assert!((4700..5300).contains(&admitted), "admitted {admitted}");
+    }
+
+    #[test]
+    fn a_packet_zone_counts_slots_whatever_the_packet_size() {
+        // htsim's RandomQueue on a 103-packet buffer: 10 % drops in the top 3 slots only.
+        let mut d = Discipline::RandomDropZone { zone: BufferLimit::Packets(3), probability: Some(0.1) };
+        let mut rng = stream(3, "slots");
+        let limit = BufferLimit::Packets(103);
+        // A 1-byte SYN or a 40-byte ACK at a short queue is never in the zone.
+        for (packets, size) in [(0, 1), (5, 40), (99, 1500)] {
+            assert!((0..1000).all(|_| d.admit(limit, packets, packets as u64 * 1500, size, 0, Time(0), &mut rng)));
+        }
+        // In the top three slots, whatever the size: about 10 % dropped.
+        for size in [1, 40, 1500] {
+            let admitted = (0..10_000).filter(|_| d.admit(limit, 101, 101 * 1500, size, 0, Time(0), &mut rng)).count();
+            assert!((8_800..9_200).contains(&admitted), "size {size}: admitted {admitted}");
+        }
+        assert!(!d.admit(limit, 103, 103 * 1500, 40, 0, Time(0), &mut rng));
     }
 }

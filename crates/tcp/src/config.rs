@@ -140,6 +140,7 @@ impl Profile {
                 timestamps: true,
                 rto_formula: RtoFormula::Linux,
                 handshake: true,
+                retransmit_restarts_timer: true,
                 ..base
             },
             Profile::Htsim => TcpConfig {
@@ -171,6 +172,7 @@ impl Profile {
                 sack: true,
                 handshake: true,
                 syn_size: 40,
+                retransmit_restarts_timer: true,
                 ..base
             },
         }
@@ -360,6 +362,13 @@ settings! {
     recovery: Recovery, SettingKind::Choice(&RECOVERY_NAMES), Recovery::NewReno;
     /// Without SACK: the window after a full ACK ends fast recovery.
     full_ack: FullAck, SettingKind::Choice(&FULL_ACK_NAMES), FullAck::Ssthresh;
+    /// Resending the oldest unacknowledged segment restarts the retransmission timer, so that
+    /// a fast retransmission has a whole RTO to be acknowledged (ns-2's `reset_rtx_timer` on
+    /// the third duplicate ACK; Linux's `tcp_xmit_retransmit_queue` for the head of the
+    /// queue). Without it (htsim, RFC 6298 alone) the timer keeps running from the last new
+    /// ACK, and fires before the retransmission's ACK whenever an RTT plus the time to three
+    /// duplicates exceeds the RTO.
+    retransmit_restarts_timer: bool, SettingKind::Bool, false;
     /// Without SACK: which partial ACKs restart the retransmission timer.
     partial_ack_timer: PartialAckTimer, SettingKind::Choice(&PARTIAL_ACK_NAMES), PartialAckTimer::Impatient;
     /// Selective acknowledgements (RFC 2018) and RFC 6675 loss recovery from a scoreboard.

@@ -251,6 +251,7 @@ struct SenderSettings {
     tlp: bool,
     timestamps: bool,
     granularity: Time,
+    retransmit_restarts_timer: bool,
 }
 
 impl SubflowSender {
@@ -290,8 +291,16 @@ impl SubflowSender {
                 tlp: config.tlp,
                 timestamps: config.timestamps,
                 granularity: config.timer_granularity,
+                retransmit_restarts_timer: config.retransmit_restarts_timer,
             },
         }
+    }
+
+    /// Whether resending `seq` restarts the retransmission timer: the oldest unacknowledged
+    /// segment, with `retransmit_restarts_timer`.
+    #[inline]
+    pub fn resend_restarts_timer(&self, seq: u64) -> bool {
+        self.settings.retransmit_restarts_timer && seq == self.snd_una
     }
 
     /// The data sequence number carried by subflow segment `seq` (sent before).

@@ -172,8 +172,12 @@ impl Connection {
     fn retransmit(&mut self, r: usize, seq: u64, ctx: &mut Ctx) {
         let s = &mut self.senders[r];
         let data_seq = s.data_seq(seq);
+        let restart = s.resend_restarts_timer(seq);
         s.on_sent(seq, ctx.events.now());
         self.transmit(r, seq, data_seq, true, ctx);
+        if restart {
+            self.arm_timer(r, ctx);
+        }
     }
 
     #[inline(always)]

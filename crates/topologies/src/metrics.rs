@@ -46,7 +46,7 @@ pub const METRICS: &[(&str, &str, &str)] = &[
     (
         "convergence_time",
         "s",
-        "seed 000 footnote 2: time after `after` until the subflow's window first reaches its mean over `reference` ([metrics] convergence)",
+        "seed 000 footnote 2: time after `after` until the subflow's window first reaches its mean over `reference` ([metrics] convergence); inf if not before the run ends",
     ),
 ];
 
@@ -226,7 +226,8 @@ fn flow_metrics(rows: &mut Vec<Metric>, group: &str, flows: &[&FlowRecord], warm
 
 /// Seed 000 footnote 2 on the time series: the reference is the subflow's mean window over
 /// the reference interval; the convergence time is how long after `after` the window first
-/// reaches it (NaN if never, or without samples).
+/// reaches it: infinite if it never does before the run ends (the run was too short to see it
+/// converge, which is itself the finding "slow to recover"), NaN without samples.
 fn convergence_time(out: &RunOutput, flow: u32, c: &ConvergenceModel) -> f64 {
     let (from, to) = (c.reference.0.as_secs_f64(), c.reference.1.as_secs_f64());
     let after = c.after.as_secs_f64();
@@ -236,7 +237,11 @@ fn convergence_time(out: &RunOutput, flow: u32, c: &ConvergenceModel) -> f64 {
         return f64::NAN;
     }
     let mean = reference.iter().sum::<f64>() / reference.len() as f64;
-    series.filter(|s| s.time_s >= after).find(|s| s.cwnd_pkts >= mean).map_or(f64::NAN, |s| s.time_s - after)
+    let mut later = series.filter(|s| s.time_s >= after).peekable();
+    if later.peek().is_none() {
+        return f64::NAN;
+    }
+    later.find(|s| s.cwnd_pkts >= mean).map_or(f64::INFINITY, |s| s.time_s - after)
 }
 
 #[cfg(test)]

@@ -90,6 +90,9 @@ pub struct Sweep {
     pub points: Vec<Point>,
     /// The paper's numbers and findings for this sweep (`[paper]`), for `equipoise report`.
     pub paper: Option<crate::paper::Paper>,
+    /// Settings applied after each point's values: the short variant's (`quick`), which must
+    /// win over a swept duration.
+    after_points: Vec<(String, Value)>,
 }
 
 /// One factor of the product: a list of assignments per level.
@@ -187,6 +190,7 @@ impl Sweep {
             keys,
             points: Vec::new(),
             paper: None,
+            after_points: Vec::new(),
         };
         sweep.check_levels(&factors)?;
         // Sizes are checked before anything is allocated for them.
@@ -255,14 +259,14 @@ impl Sweep {
     }
 
     /// The sweep's short variant: `sets` (the base scenario's `[quick]` settings) applied to
-    /// the base, at most two replicates (the fewest that give a confidence interval), one run
+    /// every run after its point's values, at most two replicates (the fewest that give a confidence interval), one run
     /// per file. Its text records the settings, so that its dataset is never taken for the full
     /// sweep's.
     pub fn quick(self, sets: &[(String, String)]) -> Result<Sweep> {
         let mut base = self.base.clone();
-        for (key, value) in sets {
-            set_key(&mut base, key, crate::overrides::parse_value(value))
-                .map_err(|m| ScenarioError::new(&self.scenario_name, format!("quick.\"{key}\""), m))?;
+        let after_points: Vec<(String, Value)> = sets.iter().map(|(k, v)| (k.clone(), crate::overrides::parse_value(v))).collect();
+        for (key, value) in &after_points {
+            set_key(&mut base, key, value.clone()).map_err(|m| ScenarioError::new(&self.scenario_name, format!("quick.\"{key}\""), m))?;
         }
         Experiment::read(&self.scenario_name, &base)?;
         let listed: Vec<String> = sets.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -272,6 +276,7 @@ impl Sweep {
             base,
             replicates: self.replicates.min(2),
             runs_per_file: 1,
+            after_points,
             ..self
         })
     }
@@ -298,7 +303,7 @@ impl Sweep {
     pub fn scenario(&self, run: &Run) -> Result<Experiment> {
         let scenario_file = self.scenario_name.clone();
         let mut root = self.base.clone();
-        for (key, value) in &self.points[run.point].values {
+        for (key, value) in self.points[run.point].values.iter().chain(&self.after_points) {
             set_key(&mut root, key, value.clone()).map_err(|m| ScenarioError::new(&self.file, key.clone(), m))?;
         }
         set_key(&mut root, "sim.seed", Value::Integer(run.seed as i64)).map_err(|m| ScenarioError::new(&self.file, "sim.seed", m))?;
