@@ -283,7 +283,7 @@ fn validate(file: &Path, sets: &[String]) -> Result<(), String> {
         }
         let sweep = topologies::sweep::Sweep::load(file).map_err(|e| e.to_string())?;
         let paper = match &sweep.paper {
-            Some(p) => format!("; [paper]: {} values, {} claims", p.values.len(), p.claims.len()),
+            Some(p) => format!("; [paper]: {} value(s), {} claim(s)", p.values.len(), p.claims.len()),
             None => String::new(),
         };
         emit(&format!("{}: ok (sweep: {} points × {} replicates{paper})\n", file.display(), sweep.points.len(), sweep.replicates));

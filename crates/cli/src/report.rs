@@ -7,7 +7,7 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use polars::prelude::DataFrame;
-use topologies::paper::{Claim, Paper, Quantity, TABLES};
+use topologies::paper::{Claim, Paper, Quantity, Relation, Statistic, TABLES};
 use topologies::sweep::Sweep;
 
 use crate::dataset::{mean_ci, numbers, read_table, texts};
@@ -192,7 +192,9 @@ fn show_ci(mean: f64, half: f64, unit: &str) -> String {
     }
     let (scale, name) = prefix(mean, unit);
     let digits = |x: f64| significant(x).split_once('.').map_or(0, |(_, d)| d.len());
-    let d = digits(mean / scale);
+    // Enough decimals for the mean's three significant digits and the half-width's first.
+    let half_digits = if half > 0.0 { (-(half / scale).log10().floor()).clamp(0.0, 6.0) as usize } else { 0 };
+    let d = digits(mean / scale).max(half_digits);
     format!("{:.d$} ± {:.d$}{name}", mean / scale, half / scale)
 }
 
@@ -307,10 +309,21 @@ fn render(out: &mut String, sweep: &Sweep, paper: &Paper, name: &str, data: &mut
         for v in &paper.values {
             let m = data.measure(name, &v.quantity)?;
             let unit = unit_of(&v.quantity);
-            let ours = if m.values.len() > 1 { show_ci(m.mean, m.half, unit) } else { show(m.mean, unit) };
-            let ratio = m.mean / v.value;
+            let (ours, ours_value) = match v.statistic {
+                Statistic::Max => {
+                    let max = m.values.iter().map(|r| r.1).fold(f64::NEG_INFINITY, f64::max);
+                    (format!("{} (largest of {})", show(max, unit), m.values.len()), max)
+                }
+                Statistic::Mean if m.values.len() > 1 => (show_ci(m.mean, m.half, unit), m.mean),
+                Statistic::Mean => (show(m.mean, unit), m.mean),
+            };
+            let paper = match v.ci {
+                Some(ci) => show_ci(v.value, ci, unit),
+                None => show(v.value, unit),
+            };
+            let ratio = ours_value / v.value;
             let ratio = if ratio.is_finite() { format!("{ratio:.2}") } else { "—".into() };
-            writeln!(out, "| {} | {} | {ours} | {ratio} |", v.label, show(v.value, unit)).map_err(w)?;
+            writeln!(out, "| {} | {paper} | {ours} | {ratio} |", v.label).map_err(w)?;
         }
         writeln!(out).map_err(w)?;
     }
@@ -334,10 +347,16 @@ fn render(out: &mut String, sweep: &Sweep, paper: &Paper, name: &str, data: &mut
                         if label.is_empty() { value } else { format!("{label}: {value}") }
                     })
                     .collect();
-                let between = if claim.factor == 1.0 {
+                // The bound as applied: factor and tolerance folded into one multiplier.
+                let multiplier = match claim.relation {
+                    Relation::AtLeast => claim.factor * (1.0 - claim.tolerance),
+                    Relation::AtMost => claim.factor * (1.0 + claim.tolerance),
+                    Relation::Increasing | Relation::Decreasing => 1.0,
+                };
+                let between = if multiplier == 1.0 {
                     format!(" {} ", claim.relation.symbol())
                 } else {
-                    format!(" {} {} × ", claim.relation.symbol(), significant(claim.factor))
+                    format!(" {} {} × ", claim.relation.symbol(), significant(multiplier))
                 };
                 let mut line = terms.join(&between);
                 if claim.each_replicate {
@@ -400,7 +419,6 @@ fn replace_block(text: &str, file: &str, body: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use topologies::paper::Relation;
 
     fn claim(relation: Relation, tolerance: f64, factor: f64, each_replicate: bool) -> Claim {
         Claim { text: String::new(), relation, chains: Vec::new(), each_replicate, tolerance, factor }
@@ -432,6 +450,7 @@ mod tests {
         assert_eq!(show(0.5, "1"), "0.500");
         assert_eq!(show(1234.0, "count"), "1234");
         assert_eq!(show_ci(1.05e6, 93_000.0, "bit/s"), "1.05 ± 0.09 Mb/s");
+        assert_eq!(show_ci(2.75e6, 5_000.0, "bit/s"), "2.750 ± 0.005 Mb/s");
     }
 
     #[test]

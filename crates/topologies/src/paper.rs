@@ -12,6 +12,8 @@
 //! metric = "goodput_mean"                   # a metric of the metrics table, or TABLE.COLUMN
 //! group = "sp"                              # its group (or the TABLE's entity)
 //! value = 0.951e6                           # in the metric's unit
+//! ci = 0.005e6                              # the paper's 95 % margin, if it gives one
+//! statistic = "mean"                        # or "max": the paper reports its largest run
 //!
 //! [[paper.claim]]
 //! text = "single-path users get more from EWTCP to Coupled"
@@ -68,6 +70,20 @@ pub struct PaperValue {
     pub quantity: Quantity,
     /// The paper's value, in the metric's unit.
     pub value: f64,
+    /// The paper's 95 % margin of error, where it gives one.
+    pub ci: Option<f64>,
+    /// Which statistic of our replicates the paper's number is: their mean, or (seed 000
+    /// Table V: "the longest convergence time found") their largest.
+    pub statistic: Statistic,
+}
+
+/// How our replicates are summarized beside a paper's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Statistic {
+    /// Mean and 95 % confidence interval.
+    Mean,
+    /// The largest replicate.
+    Max,
 }
 
 /// How the sides of a claim must compare, left to right.
@@ -153,10 +169,15 @@ pub fn read_paper(file: &str, table: &Table, keys: &[String], points: &[Point]) 
         let mut v = Reader::new(file, format!("paper.value[{i}]"), item);
         let label = v.required_string("label")?.to_string();
         let value = v.number("value")?.ok_or_else(|| v.missing("value", "missing; expected the paper's number, in the metric's unit"))?;
+        let ci = v.number("ci")?;
+        if ci.is_some_and(|c| !(c.is_finite() && c >= 0.0)) {
+            return Err(v.error("ci", "expected the paper's margin of error, a number ≥ 0"));
+        }
+        let statistic = v.choice("statistic", &[("mean", Statistic::Mean), ("max", Statistic::Max)])?.unwrap_or(Statistic::Mean);
         let defaults = Defaults { point: v.value("point"), metric: v.string("metric")?, group: v.string("group")? };
         let quantity = quantity(file, v.path(), &Table::new(), &defaults, keys, points)?;
         v.finish()?;
-        values.push(PaperValue { label, quantity, value });
+        values.push(PaperValue { label, quantity, value, ci, statistic });
     }
     let mut claims = Vec::new();
     for (i, item) in tables(&mut t, "claim")?.into_iter().enumerate() {
