@@ -129,6 +129,10 @@ enum Command {
         /// Only flows (links, AIMD groups) whose name starts with this.
         #[arg(long = "where", value_name = "NAME")]
         filter: Option<String>,
+        /// Only the points where a swept key has this value, e.g. `--at link.bottleneck.queue.threshold=4pkt`
+        /// (repeatable).
+        #[arg(long = "at", value_name = "KEY=VALUE")]
+        at: Vec<String>,
         /// How the matching rows of one run become one value.
         #[arg(long, value_enum, default_value_t = plot::Aggregate::Sum)]
         agg: plot::Aggregate,
@@ -382,8 +386,8 @@ fn main() -> ExitCode {
             report::report(&args, |f| default_dataset(f, quick)).map(|text| emit(&text))
         }
         Command::Summarize { dir } => summarize::summarize(&dir).map(|digest| emit(&digest)),
-        Command::Plot { dir, x, y, by, filter, agg, out, overwrite, theory } => {
-            plot::plot(&plot::PlotArgs { dir, x, y, by, filter, aggregate: agg, out, overwrite, theory })
+        Command::Plot { dir, x, y, by, filter, at, agg, out, overwrite, theory } => {
+            plot::plot(&plot::PlotArgs { dir, x, y, by, filter, at, aggregate: agg, out, overwrite, theory })
                 .map(|files| files.iter().for_each(|f| emit(&format!("wrote {}\n", f.display()))))
         }
         Command::Algorithms => {

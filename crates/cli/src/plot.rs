@@ -56,6 +56,8 @@ pub struct PlotArgs {
     pub by: Option<String>,
     /// Only rows whose entity (flow, link or AIMD group name) starts with this.
     pub filter: Option<String>,
+    /// `KEY=VALUE`: only the points where swept key KEY has VALUE (as the dataset writes it).
+    pub at: Vec<String>,
     /// How a run's rows become one value.
     pub aggregate: Aggregate,
     /// Output file (`.svg` or `.png`; the other format is written beside it).
@@ -147,11 +149,24 @@ fn series(args: &PlotArgs) -> Result<BTreeMap<String, Series>, String> {
     };
     let entities = texts(&df, entity_col).unwrap_or_else(|| vec![String::new(); df.height()]);
     let points = numbers(&df, "point").unwrap_or_default();
+    let mut wanted = Vec::new();
+    for pair in &args.at {
+        let (key, value) = pair.split_once('=').ok_or_else(|| format!("--at {pair}: expected KEY=VALUE, such as flow.par.count=4"))?;
+        let column = texts(&df, key).ok_or_else(|| format!("--at {pair}: \"{key}\" is not a swept key of this dataset"))?;
+        if !column.iter().any(|v| v == value) {
+            let mut levels: Vec<&String> = column.iter().collect();
+            levels.sort();
+            levels.dedup();
+            let levels: Vec<&str> = levels.into_iter().map(String::as_str).collect();
+            return Err(format!("--at {pair}: {key} never takes the value \"{value}\" (it takes {})", levels.join(", ")));
+        }
+        wanted.push((column, value.to_string()));
+    }
     let replicates = numbers(&df, "replicate").unwrap_or_default();
     // Rows → one value per run, grouped by (series, x).
     let mut per_run: BTreeMap<(String, i64, i64, i64), Vec<f64>> = BTreeMap::new();
     for i in 0..df.height() {
-        if args.filter.as_ref().is_some_and(|f| !entities[i].starts_with(f.as_str())) {
+        if args.filter.as_ref().is_some_and(|f| !entities[i].starts_with(f.as_str())) || wanted.iter().any(|(c, v)| c[i] != *v) {
             continue;
         }
         // x keyed in millionths so that it sorts and groups exactly
@@ -268,10 +283,13 @@ where
     // The legend has a column of its own, so it never covers data.
     let (plot_area, legend_area) = root.split_horizontally(760);
     let (_, column) = args.y.split_once('.').unwrap_or(("", &args.y));
-    let title = match &args.filter {
+    let mut title = match &args.filter {
         Some(f) => format!("{} ({}, {} over {f}*)", label(column), args.y, args.aggregate.name()),
         None => format!("{} ({}, {} per run)", label(column), args.y, args.aggregate.name()),
     };
+    if !args.at.is_empty() {
+        title.push_str(&format!(" at {}", args.at.join(", ")));
+    }
     let mut chart = ChartBuilder::on(&plot_area)
         .caption(title, (FONT, 20))
         .margin(16)
@@ -290,7 +308,7 @@ where
     mesh.draw()?;
     // The legend's title is the key that tells the lines apart; entries are its values.
     if let Some(key) = &args.by {
-        legend_area.draw(&Text::new(fit(key, 26), (8, LEGEND_TOP - 7), (FONT, 14)))?;
+        legend_area.draw(&Text::new(fit(key, 30), (8, LEGEND_TOP - 7), (FONT, 12)))?;
     }
     let mut names: Vec<&String> = data.keys().collect();
     names.sort_by(|a, b| natural_order(a, b));

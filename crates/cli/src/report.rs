@@ -245,10 +245,10 @@ fn short_value(v: &toml::Value) -> String {
     }
 }
 
-/// The point of `q` named by the first swept key whose value differs along the claim's
-/// chain (keys varied together show once); empty when the sides share their point.
-fn point_name(sweep: &Sweep, claim: &Claim, q: &Quantity) -> String {
-    let differs = |i: usize| claim.chains.iter().flatten().any(|o| sweep.points[o.point].values[i].1 != sweep.points[q.point].values[i].1);
+/// The point of `q` named by the first swept key whose value differs along its chain (keys
+/// varied together show once); empty when the sides share their point.
+fn point_name(sweep: &Sweep, chain: &[Quantity], q: &Quantity) -> String {
+    let differs = |i: usize| chain.iter().any(|o| sweep.points[o.point].values[i].1 != sweep.points[q.point].values[i].1);
     let values = &sweep.points[q.point].values;
     match (0..values.len()).find(|&i| differs(i)) {
         Some(i) => short_value(&values[i].1),
@@ -256,10 +256,21 @@ fn point_name(sweep: &Sweep, claim: &Claim, q: &Quantity) -> String {
     }
 }
 
-fn side_name(sweep: &Sweep, claim: &Claim, q: &Quantity) -> String {
+/// The point's values shared by a whole chain (`C1=1Mbps, N1=10`), naming a chain of a trend.
+fn chain_name(sweep: &Sweep, chain: &[Quantity]) -> String {
+    let values = &sweep.points[chain[0].point].values;
+    let same = |i: usize| chain.iter().all(|o| sweep.points[o.point].values[i].1 == values[i].1);
+    (0..values.len())
+        .filter(|&i| same(i))
+        .map(|i| format!("{}={}", values[i].0.rsplit('.').next().unwrap_or(&values[i].0), short_value(&values[i].1)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn side_name(sweep: &Sweep, claim: &Claim, chain: &[Quantity], q: &Quantity) -> String {
     let first = &claim.chains[0][0];
     let mut parts = Vec::new();
-    let point = point_name(sweep, claim, q);
+    let point = point_name(sweep, chain, q);
     if !point.is_empty() {
         parts.push(point);
     }
@@ -331,18 +342,22 @@ fn render(out: &mut String, sweep: &Sweep, paper: &Paper, name: &str, data: &mut
         writeln!(out, "| finding | verdict | ours |\n|---|---|---|").map_err(w)?;
         for claim in &paper.claims {
             let mut verdict = Verdict::Holds;
+            // Every chain when there is one; for a trend, the chains that fail (or all, if none
+            // does), each named by what its points share.
             let mut shown = Vec::new();
+            let mut failing = Vec::new();
             for chain in &claim.chains {
                 let measured: Vec<Measured> = chain.iter().map(|q| data.measure(name, q)).collect::<Result<_, _>>()?;
                 let stats: Vec<(f64, f64)> = measured.iter().map(|m| (m.mean, m.half)).collect();
                 let replicates = per_replicate(&measured);
-                verdict = verdict.min(chain_verdict(claim, &stats, &replicates));
+                let this = chain_verdict(claim, &stats, &replicates);
+                verdict = verdict.min(this);
                 let unit = unit_of(&chain[0]);
                 let terms: Vec<String> = chain
                     .iter()
                     .zip(&measured)
                     .map(|(q, m)| {
-                        let label = side_name(sweep, claim, q);
+                        let label = side_name(sweep, claim, chain, q);
                         let value = show_ci(m.mean, m.half, unit);
                         if label.is_empty() { value } else { format!("{label}: {value}") }
                     })
@@ -363,10 +378,20 @@ fn render(out: &mut String, sweep: &Sweep, paper: &Paper, name: &str, data: &mut
                     let held = replicates.iter().filter(|r| holds_in(claim, r)).count();
                     line.push_str(&format!(" (in {held} of {} replicates)", replicates.len()));
                 }
+                if claim.chains.len() > 1 {
+                    line = format!("{}: {line}", chain_name(sweep, chain));
+                }
+                if this != Verdict::Holds {
+                    failing.push(line.clone());
+                }
                 shown.push(line);
             }
+            let ours = match (claim.chains.len(), failing.is_empty()) {
+                (1, _) | (_, true) => shown.join("; "),
+                (n, false) => format!("holds in {} of {n} chains; not in {}", n - failing.len(), failing.join("; ")),
+            };
             let text = claim.text.replace('|', "\\|");
-            writeln!(out, "| {text} | **{}** | {} |", verdict.text(), shown.join("; ").replace('|', "\\|")).map_err(w)?;
+            writeln!(out, "| {text} | **{}** | {} |", verdict.text(), ours.replace('|', "\\|")).map_err(w)?;
         }
         writeln!(out).map_err(w)?;
     }
@@ -400,8 +425,41 @@ pub fn report(args: &ReportArgs, default_dataset: impl Fn(&Path) -> PathBuf) -> 
     for (file, body) in &reports {
         text = replace_block(&text, &file.display().to_string(), body).map_err(|e| format!("{}: {e}", doc.display()))?;
     }
+    if text.contains(&format!("<!-- report: {SUMMARY} -->")) {
+        let summary = summary(&text);
+        text = replace_block(&text, SUMMARY, &summary).map_err(|e| format!("{}: {e}", doc.display()))?;
+    }
     output::write_file_atomically(doc, text.as_bytes())?;
     Ok(format!("updated {} block(s) of {}\n", reports.len(), doc.display()))
+}
+
+/// The name of a document's summary block, `<!-- report: summary -->`: a table of every
+/// report block's verdicts, counted from the document itself so that it covers the blocks
+/// written by earlier runs too.
+const SUMMARY: &str = "summary";
+
+fn summary(doc: &str) -> String {
+    let mut rows = String::from("| sweep | holds | holds in the means | within noise | does not hold |\n|---|---|---|---|---|\n");
+    let mut totals = [0usize; 4];
+    // Markers start a line; a mention of one in the prose does not.
+    let mut rest = doc;
+    while let Some(at) = rest.find("\n<!-- report: ") {
+        let after = &rest[at + "\n<!-- report: ".len()..];
+        let Some(name_end) = after.find(" -->") else { break };
+        let name = &after[..name_end];
+        let body = &after[name_end..];
+        let body = &body[..body.find("<!-- end report -->").unwrap_or(body.len())];
+        rest = &after[name_end..];
+        if name == SUMMARY {
+            continue;
+        }
+        let counts = [Verdict::Holds, Verdict::HoldsInTheMeans, Verdict::WithinNoise, Verdict::DoesNotHold]
+            .map(|v| body.matches(&format!("| **{}** |", v.text())).count());
+        totals.iter_mut().zip(counts).for_each(|(t, c)| *t += c);
+        rows.push_str(&format!("| `{name}` | {} | {} | {} | {} |\n", counts[0], counts[1], counts[2], counts[3]));
+    }
+    rows.push_str(&format!("| all | {} | {} | {} | {} |\n", totals[0], totals[1], totals[2], totals[3]));
+    rows
 }
 
 /// `text` with the block after `<!-- report: FILE -->` (up to `<!-- end report -->`) set to `body`.
@@ -451,6 +509,15 @@ mod tests {
         assert_eq!(show(1234.0, "count"), "1234");
         assert_eq!(show_ci(1.05e6, 93_000.0, "bit/s"), "1.05 ± 0.09 Mb/s");
         assert_eq!(show_ci(2.75e6, 5_000.0, "bit/s"), "2.750 ± 0.005 Mb/s");
+    }
+
+    #[test]
+    fn the_summary_counts_each_blocks_verdicts() {
+        let doc = "Blocks are `<!-- report: … -->` markers.\n<!-- report: summary -->\n<!-- end report -->\n<!-- report: a.toml -->\n| x | **holds** | 1 |\n| y | **does not hold** | 2 |\n<!-- end report -->\n<!-- report: b.toml -->\n| z | **holds in the means (CIs overlap)** | 3 |\n<!-- end report -->\n";
+        let table = summary(doc);
+        assert!(table.contains("| `a.toml` | 1 | 0 | 0 | 1 |"), "{table}");
+        assert!(table.contains("| `b.toml` | 0 | 1 | 0 | 0 |"), "{table}");
+        assert!(table.contains("| all | 1 | 1 | 0 | 1 |") && !table.contains("…"), "{table}");
     }
 
     #[test]

@@ -218,6 +218,31 @@ fn summary_intervals_match_a_hand_computation_and_plots_are_drawn() {
     for expected in ["goodput (bit/s)", "flow.f.count", "link.l.rate", "5Mbps", "10Mbps"] {
         assert!(text.contains(expected), "{expected} missing from the plot");
     }
+    // --at keeps the points where a swept key has a value; a value it never takes is an error
+    // listing those it does.
+    let at = out.join("at.svg");
+    let plot_at = |value: &str| {
+        equipoise(&[
+            "plot",
+            out.to_str().unwrap(),
+            "--x",
+            "flow.f.count",
+            "--y",
+            "flows.goodput_bps",
+            "--by",
+            "link.l.rate",
+            "--at",
+            &format!("link.l.rate={value}"),
+            "--out",
+            at.to_str().unwrap(),
+        ])
+    };
+    ok(plot_at("10Mbps"));
+    let text = std::fs::read_to_string(&at).unwrap();
+    assert!(text.contains("10Mbps") && !text.contains(">5Mbps") && !text.contains("\n5Mbps"), "--at kept another level");
+    let o = plot_at("7Mbps");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("10Mbps, 5Mbps"), "{err}");
     // The same figure as PNG beside it, with its text drawn (dark pixels in the legend column,
     // where only the legend's words are black) and both series' colours.
     let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(out.join("plot.png")).unwrap()));
