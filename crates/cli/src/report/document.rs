@@ -1,0 +1,67 @@
+//! Writing reports into a document: the `<!-- report: SWEEP -->` … `<!-- end report -->`
+//! blocks and the summary block counted from them.
+
+use super::verdict::Verdict;
+
+/// The name of a document's summary block, `<!-- report: summary -->`: a table of every
+/// report block's verdicts, counted from the document itself so that it covers the blocks
+/// written by earlier runs too.
+pub(super) const SUMMARY: &str = "summary";
+
+pub(super) fn summary(doc: &str) -> String {
+    let mut rows = String::from("| sweep | holds | holds in the means | within noise | does not hold |\n|---|---|---|---|---|\n");
+    let mut totals = [0usize; 4];
+    // Markers start a line; a mention of one in the prose does not.
+    let mut rest = doc;
+    while let Some(at) = rest.find("\n<!-- report: ") {
+        let after = &rest[at + "\n<!-- report: ".len()..];
+        let Some(name_end) = after.find(" -->") else { break };
+        let name = &after[..name_end];
+        let body = &after[name_end..];
+        let body = &body[..body.find("<!-- end report -->").unwrap_or(body.len())];
+        rest = &after[name_end..];
+        if name == SUMMARY {
+            continue;
+        }
+        let counts = [Verdict::Holds, Verdict::HoldsInTheMeans, Verdict::WithinNoise, Verdict::DoesNotHold]
+            .map(|v| body.matches(&format!("| **{}** |", v.text())).count());
+        totals.iter_mut().zip(counts).for_each(|(t, c)| *t += c);
+        rows.push_str(&format!("| `{name}` | {} | {} | {} | {} |\n", counts[0], counts[1], counts[2], counts[3]));
+    }
+    rows.push_str(&format!("| all | {} | {} | {} | {} |\n", totals[0], totals[1], totals[2], totals[3]));
+    rows
+}
+
+/// `text` with the block after `<!-- report: FILE -->` (up to `<!-- end report -->`) set to `body`.
+pub(super) fn replace_block(text: &str, file: &str, body: &str) -> Result<String, String> {
+    let start = format!("<!-- report: {file} -->");
+    let Some(at) = text.find(&start) else {
+        return Err(format!("no block \"{start}\" to write {file}'s report into"));
+    };
+    let from = at + start.len();
+    let end = "<!-- end report -->";
+    let Some(len) = text[from..].find(end) else { return Err(format!("the block \"{start}\" has no \"{end}\"")) };
+    Ok(format!("{}\n{}{}", &text[..from], body, &text[from + len..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_counts_each_blocks_verdicts() {
+        let doc = "Blocks are `<!-- report: … -->` markers.\n<!-- report: summary -->\n<!-- end report -->\n<!-- report: a.toml -->\n| x | **holds** | 1 |\n| y | **does not hold** | 2 |\n<!-- end report -->\n<!-- report: b.toml -->\n| z | **holds in the means (CIs overlap)** | 3 |\n<!-- end report -->\n";
+        let table = summary(doc);
+        assert!(table.contains("| `a.toml` | 1 | 0 | 0 | 1 |"), "{table}");
+        assert!(table.contains("| `b.toml` | 0 | 1 | 0 | 0 |"), "{table}");
+        assert!(table.contains("| all | 1 | 1 | 0 | 1 |") && !table.contains("…"), "{table}");
+    }
+
+    #[test]
+    fn blocks_are_replaced_between_their_markers_only() {
+        let doc = "intro\n<!-- report: a.toml -->\nold\n<!-- end report -->\nmiddle\n<!-- report: b.toml -->\nkeep\n<!-- end report -->\n";
+        let new = replace_block(doc, "a.toml", "new\n").unwrap();
+        assert_eq!(new, "intro\n<!-- report: a.toml -->\nnew\n<!-- end report -->\nmiddle\n<!-- report: b.toml -->\nkeep\n<!-- end report -->\n");
+        assert!(replace_block(doc, "c.toml", "x").unwrap_err().contains("c.toml"));
+    }
+}

@@ -1,0 +1,81 @@
+//! Verdicts: how a chain of measured quantities compares with a claim's relation.
+
+use topologies::paper::Claim;
+
+/// A claim's outcome, worst first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    /// The data contradict it beyond the confidence intervals (or in some replicate).
+    DoesNotHold,
+    /// The means contradict it but the intervals overlap.
+    WithinNoise,
+    /// An ordering the means follow, with overlapping intervals.
+    HoldsInTheMeans,
+    /// The means follow it and, for orderings, the intervals are disjoint.
+    Holds,
+}
+
+impl Verdict {
+    /// The verdict as the report prints it.
+    pub fn text(self) -> &'static str {
+        match self {
+            Verdict::DoesNotHold => "does not hold",
+            Verdict::WithinNoise => "within noise",
+            Verdict::HoldsInTheMeans => "holds in the means (CIs overlap)",
+            Verdict::Holds => "holds",
+        }
+    }
+}
+
+/// The verdict of one chain of measured quantities.
+pub fn chain_verdict(claim: &Claim, chain: &[(f64, f64)], replicates: &[Vec<f64>]) -> Verdict {
+    let (relation, tolerance) = (claim.relation, claim.tolerance);
+    // The right side of each pair, scaled by the claim's factor.
+    let pairs = || chain.windows(2).map(|w| (w[0], (w[1].0 * claim.factor, w[1].1 * claim.factor)));
+    if claim.each_replicate {
+        let every = replicates.iter().all(|r| holds_in(claim, r));
+        return if every { Verdict::Holds } else { Verdict::DoesNotHold };
+    }
+    let in_means = pairs().all(|(a, b)| relation.holds(a.0, b.0, tolerance));
+    let overlap = |a: (f64, f64), b: (f64, f64)| (a.0 - b.0).abs() <= a.1 + b.1;
+    match (relation.is_strict(), in_means) {
+        (true, true) if pairs().all(|(a, b)| !overlap(a, b)) => Verdict::Holds,
+        (true, true) => Verdict::HoldsInTheMeans,
+        (false, true) => Verdict::Holds,
+        (false, false) if pairs().all(|(a, b)| relation.holds(a.0, b.0, tolerance) || overlap(a, b)) => Verdict::WithinNoise,
+        _ => Verdict::DoesNotHold,
+    }
+}
+
+/// Whether one replicate's values follow the claim.
+pub(super) fn holds_in(claim: &Claim, values: &[f64]) -> bool {
+    values.windows(2).all(|w| claim.relation.holds(w[0], w[1] * claim.factor, claim.tolerance))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use topologies::paper::Relation;
+
+    fn claim(relation: Relation, tolerance: f64, factor: f64, each_replicate: bool) -> Claim {
+        Claim { text: String::new(), relation, chains: Vec::new(), each_replicate, tolerance, factor }
+    }
+
+    #[test]
+    fn verdicts_follow_means_and_intervals() {
+        let v = |rel, chain: &[(f64, f64)]| chain_verdict(&claim(rel, 0.0, 1.0, false), chain, &[]);
+        assert_eq!(v(Relation::Increasing, &[(1.0, 0.1), (2.0, 0.1), (3.0, 0.1)]), Verdict::Holds);
+        assert_eq!(v(Relation::Increasing, &[(1.0, 0.6), (2.0, 0.6)]), Verdict::HoldsInTheMeans);
+        assert_eq!(v(Relation::Increasing, &[(2.0, 0.6), (1.0, 0.6)]), Verdict::DoesNotHold);
+        assert_eq!(v(Relation::Decreasing, &[(2.0, 0.1), (1.0, 0.1)]), Verdict::Holds);
+        assert_eq!(v(Relation::AtLeast, &[(0.95, 0.1), (1.0, 0.1)]), Verdict::WithinNoise);
+        assert_eq!(v(Relation::AtLeast, &[(0.5, 0.1), (1.0, 0.1)]), Verdict::DoesNotHold);
+        assert_eq!(chain_verdict(&claim(Relation::AtLeast, 0.1, 1.0, false), &[(0.95, 0.0), (1.0, 0.0)], &[]), Verdict::Holds);
+        let five_times = claim(Relation::AtLeast, 0.0, 5.0, false);
+        assert_eq!(chain_verdict(&five_times, &[(5.5, 0.1), (1.0, 0.01)], &[]), Verdict::Holds);
+        assert_eq!(chain_verdict(&five_times, &[(4.0, 0.1), (1.0, 0.01)], &[]), Verdict::DoesNotHold);
+        let each = |reps: &[Vec<f64>]| chain_verdict(&claim(Relation::AtLeast, 0.0, 1.0, true), &[(2.0, 0.1), (1.0, 0.1)], reps);
+        assert_eq!(each(&[vec![2.0, 1.0], vec![3.0, 1.0]]), Verdict::Holds);
+        assert_eq!(each(&[vec![2.0, 1.0], vec![0.5, 1.0]]), Verdict::DoesNotHold);
+    }
+}
