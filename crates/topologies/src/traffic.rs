@@ -1,7 +1,8 @@
 //! Traffic generators: `[[traffic]]` tables that expand into ordinary flows.
 //!
-//! - `onoff`: sources alternating between active and idle periods of exponentially distributed
-//!   length (seed 001 Fig. 5); each active period is a new bulk connection, so it slow-starts.
+//! - `onoff`: sources alternating between active and idle periods of random length, exponential
+//!   by default or `periods = "uniform"` on [0, 2 × mean] (htsim's drivers for seed 001 Fig. 5);
+//!   each active period is a new bulk connection, so it slow-starts.
 //! - `poisson`: flows arriving as a Poisson process from each sender, finite with a size
 //!   distribution (seed 002 Table 3: 70 KB every 200 ms on average per host), or bulk for a
 //!   random duration (seed 003 scenario 7: 1 to 30 s).
@@ -121,6 +122,7 @@ fn check_generated(t: &Reader, flows: usize) -> Result<()> {
 fn onoff(t: &mut Reader, tpl: &Template, routing: Routing, end: Time) -> Result<Vec<FlowModel>> {
     let on = mean_time(t, "on", "active period")?;
     let off = mean_time(t, "off", "idle period")?;
+    let uniform = t.choice("periods", &[("exponential", false), ("uniform", true)])?.unwrap_or(false);
     let sources = t.bounded("count", 1..=100_000, "sources")?.unwrap_or(1);
     let (start, stop) = window(t, end)?;
     let mut flows = Vec::new();
@@ -131,7 +133,8 @@ fn onoff(t: &mut Reader, tpl: &Template, routing: Routing, end: Time) -> Result<
         let mut now = start;
         let mut period = 0;
         while now < stop {
-            let length = exponential(&mut rng, if active { on } else { off });
+            let mean = if active { on } else { off };
+            let length = if uniform { Time((rng.random::<f64>() * 2.0 * mean.as_ps() as f64) as u64) } else { exponential(&mut rng, mean) };
             if active && length > Time::ZERO {
                 let name = format!("{}.{i}.{period}", tpl.name);
                 let paths = routing.paths(&mut Reader::new(t.file(), t.path().to_string(), t.table_ref()), i, &name)?;
@@ -485,6 +488,21 @@ mod tests {
             .collect();
         one.sort_by(|a, b| a.0.total_cmp(&b.0));
         assert!(one.windows(2).all(|w| w[0].1 <= w[1].0));
+    }
+
+    #[test]
+    fn uniform_periods_stay_within_twice_their_mean() {
+        // htsim's on/off sources: periods uniform on [0, 2 × mean], so none is longer than 2 s
+        // here, where exponential periods of mean 1 s exceed it one time in e².
+        let s = scenario(
+            "[[link]]\nname = \"l\"\nrate = \"10Mbps\"\ndelay = \"10ms\"\nbuffer = \"50pkt\"\n\
+             [[traffic]]\nname = \"bg\"\nkind = \"onoff\"\ncount = 20\non = \"1s\"\noff = \"1s\"\nperiods = \"uniform\"\npaths = [[\"l\"]]\n",
+        );
+        let lengths: Vec<f64> = s.flows.iter().filter_map(|f| f.stop.map(|b| b.as_secs_f64() - start(&f.start))).collect();
+        assert!(lengths.len() > 500, "{} periods", lengths.len());
+        assert!(lengths.iter().all(|&l| l <= 2.0), "a period longer than twice the mean");
+        let mean = lengths.iter().sum::<f64>() / lengths.len() as f64;
+        assert!((mean - 1.0).abs() < 0.1, "mean active period {mean}");
     }
 
     #[test]
