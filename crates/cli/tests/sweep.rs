@@ -200,20 +200,16 @@ fn summary_intervals_match_a_hand_computation_and_plots_are_drawn() {
     assert!((get("mean") - mean).abs() <= 1e-9 * mean);
     assert!((get("ci95_high") - (mean + half)).abs() <= 1e-6 * mean, "{} vs {}", get("ci95_high"), mean + half);
     assert!((get("ci95_low") - (mean - half)).abs() <= 1e-6 * mean);
-    // A plot with one line per rate, axis labels with units and a legend.
+    // A plot with one line per rate, axis labels with units and a legend; with --at, only the
+    // points where a swept key has a value.
+    let plot = |file: &Path, extra: &[&str]| {
+        let mut args = vec!["plot", out.to_str().unwrap(), "--x", "flow.f.count", "--y", "flows.goodput_bps", "--by", "link.l.rate"];
+        args.extend(extra);
+        args.extend(["--out", file.to_str().unwrap()]);
+        equipoise(&args)
+    };
     let svg = out.join("plot.svg");
-    ok(equipoise(&[
-        "plot",
-        out.to_str().unwrap(),
-        "--x",
-        "flow.f.count",
-        "--y",
-        "flows.goodput_bps",
-        "--by",
-        "link.l.rate",
-        "--out",
-        svg.to_str().unwrap(),
-    ]));
+    ok(plot(&svg, &[]));
     let text = std::fs::read_to_string(&svg).unwrap();
     for expected in ["goodput (bit/s)", "flow.f.count", "link.l.rate", "5Mbps", "10Mbps"] {
         assert!(text.contains(expected), "{expected} missing from the plot");
@@ -221,22 +217,7 @@ fn summary_intervals_match_a_hand_computation_and_plots_are_drawn() {
     // --at keeps the points where a swept key has a value; a value it never takes is an error
     // listing those it does.
     let at = out.join("at.svg");
-    let plot_at = |value: &str| {
-        equipoise(&[
-            "plot",
-            out.to_str().unwrap(),
-            "--x",
-            "flow.f.count",
-            "--y",
-            "flows.goodput_bps",
-            "--by",
-            "link.l.rate",
-            "--at",
-            &format!("link.l.rate={value}"),
-            "--out",
-            at.to_str().unwrap(),
-        ])
-    };
+    let plot_at = |value: &str| plot(&at, &["--at", &format!("link.l.rate={value}")]);
     ok(plot_at("10Mbps"));
     let text = std::fs::read_to_string(&at).unwrap();
     assert!(text.contains("10Mbps") && !text.contains(">5Mbps") && !text.contains("\n5Mbps"), "--at kept another level");
