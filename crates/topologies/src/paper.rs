@@ -253,8 +253,13 @@ fn read_claim(file: &str, path: &str, table: &Table, keys: &[String], points: &[
             ));
         }
     };
-    if factor != 1.0 && relation.is_strict() {
-        return Err(c.error("factor", "applies to at_least and at_most only"));
+    if relation.is_strict() {
+        if factor != 1.0 {
+            return Err(c.error("factor", "applies to at_least and at_most only"));
+        }
+        if tolerance != 0.0 {
+            return Err(c.error("tolerance", "applies to at_least and at_most only: an ordering holds or not"));
+        }
     }
     c.finish()?;
     Ok(Claim { text, relation, chains, each_replicate, tolerance, factor })
@@ -467,6 +472,8 @@ increasing = [{ point = { "flow.mp.cc" = "lia", "link.l.rate" = 5 } }, { point =
         assert!(e.contains("paper.value[0].point") && e.contains("6 points"), "{e}");
         let e = err("[paper]\n[[paper.claim]]\ntext = \"t\"\nmetric = \"jain_index\"\ngroup = \"all\"\nincreasing = [{}]\n");
         assert!(e.contains("at least two sides"), "{e}");
+        let e = err("[paper]\n[[paper.claim]]\ntext = \"t\"\nmetric = \"jain_index\"\ngroup = \"all\"\ntolerance = 0.1\nalong = \"link.l.rate\"\ntrend = \"increasing\"\n");
+        assert!(e.contains("paper.claim[0].tolerance") && e.contains("at_least and at_most only"), "{e}");
         let e = err("[paper]\n[[paper.claim]]\ntext = \"t\"\nmetric = \"links.utilization\"\nalong = \"link.l.rate\"\ntrend = \"increasing\"\n");
         assert!(e.contains("group") && e.contains("link of links"), "{e}");
         let e = err("[paper]\n[[paper.claim]]\ntext = \"t\"\nmetric = \"jain_index\"\ngroup = \"all\"\nalong = \"link.l.rat\"\ntrend = \"up\"\n");
