@@ -148,7 +148,8 @@ fn series(args: &PlotArgs) -> Result<BTreeMap<String, Series>, String> {
         _ => "flow",
     };
     let entities = texts(&df, entity_col).unwrap_or_else(|| vec![String::new(); df.height()]);
-    let points = numbers(&df, "point").unwrap_or_default();
+    let not_a_sweep = |c: &str| format!("{}: {table} has no {c} column: not a sweep dataset", args.dir.display());
+    let points = numbers(&df, "point").ok_or_else(|| not_a_sweep("point"))?;
     let mut wanted = Vec::new();
     for pair in &args.at {
         let (key, value) = pair.split_once('=').ok_or_else(|| format!("--at {pair}: expected KEY=VALUE, such as flow.par.count=4"))?;
@@ -162,7 +163,7 @@ fn series(args: &PlotArgs) -> Result<BTreeMap<String, Series>, String> {
         }
         wanted.push((column, value.to_string()));
     }
-    let replicates = numbers(&df, "replicate").unwrap_or_default();
+    let replicates = numbers(&df, "replicate").ok_or_else(|| not_a_sweep("replicate"))?;
     // Rows → one value per run, grouped by (series, x).
     let mut per_run: BTreeMap<(String, i64, i64, i64), Vec<f64>> = BTreeMap::new();
     for i in 0..df.height() {

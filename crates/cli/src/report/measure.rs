@@ -65,7 +65,7 @@ impl Dataset {
         };
         let df = self.table(&table)?;
         let points = numbers(df, "point").ok_or_else(|| format!("{dir}: {table} has no point column: not a sweep dataset"))?;
-        let replicates = numbers(df, "replicate").unwrap_or_default();
+        let replicates = numbers(df, "replicate").ok_or_else(|| format!("{dir}: {table} has no replicate column: not a sweep dataset"))?;
         let values = numbers(df, &column).ok_or_else(|| {
             let names: Vec<String> = df.get_column_names().iter().map(|n| n.to_string()).collect();
             let hint = topologies::error::suggestion(&column, names.iter().map(String::as_str));
