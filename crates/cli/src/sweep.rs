@@ -235,13 +235,23 @@ pub struct SweepArgs {
     pub quiet: bool,
 }
 
+/// What decides a sweep's runs, so that a dataset is resumed only by its own sweep: the file's
+/// TOML without its `[paper]` table (the paper's numbers and findings, and comments, may be
+/// edited without invalidating the runs), and the short variant's settings (`# --quick: …`).
+fn runs_of(text: &str) -> Result<(toml::Table, Option<&str>), &str> {
+    let quick = text.lines().find(|l| l.starts_with("# --quick:"));
+    let mut table: toml::Table = text.parse().map_err(|_| text)?;
+    table.remove("paper");
+    Ok((table, quick))
+}
+
 /// Prepares the dataset directory: new, or (with `--resume`, or for another shard) one made
 /// by this very sweep.
 pub fn prepare(sweep: &Sweep, args: &SweepArgs) -> Result<(), String> {
     let marker = args.out.join("sweep.toml");
     if marker.exists() {
         let previous = fs::read_to_string(&marker).map_err(|e| format!("cannot read {}: {e}", marker.display()))?;
-        if previous != sweep.text {
+        if runs_of(&previous) != runs_of(&sweep.text) {
             return Err(format!("{} holds another sweep's results; choose another --out", args.out.display()));
         }
         if !args.resume && args.shard.is_none() {

@@ -133,6 +133,23 @@ fn an_interrupted_sweep_resumes_to_the_same_dataset() {
 }
 
 #[test]
+fn editing_the_paper_table_keeps_the_dataset_and_editing_the_grid_does_not() {
+    let (dir, file) = setup("paper-edit", GRID);
+    let out = dir.join("out");
+    ok(sweep(&file, &out, &[]));
+    let text = std::fs::read_to_string(&file).unwrap();
+    // The paper's findings and the comments change: the runs are the same, so the dataset is
+    // this sweep's still.
+    let claim = "# a note\n[paper]\n[[paper.claim]]\ntext = \"t\"\nmetric = \"jain_index\"\ngroup = \"all\"\nalong = \"flow.f.count\"\ntrend = \"decreasing\"\n";
+    std::fs::write(&file, format!("{text}{claim}")).unwrap();
+    ok(sweep(&file, &out, &["--resume"]));
+    // The grid changes: another sweep.
+    std::fs::write(&file, text.replace("[1, 2]", "[1, 3]")).unwrap();
+    let o = sweep(&file, &out, &["--resume"]);
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("another sweep"), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
 fn a_failing_point_is_recorded_and_the_others_complete() {
     // warm-up 3 s is valid with the base duration, and 2 s is a valid duration, but not both.
     let (dir, file) = setup("failing", "[grid]\n\"sim.duration\" = [\"2s\", \"5s\"]\n\"sim.warmup\" = [\"1s\", \"3s\"]\n");
