@@ -275,69 +275,69 @@ struct Figure<'a> {
 }
 
 impl Figure<'_> {
-fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<(), Box<dyn std::error::Error>>
-where
-    DB::ErrorType: 'static,
-{
-    let Figure { args, data, theory, xr, yr } = *self;
-    root.fill(&WHITE)?;
-    // The legend has a column of its own, so it never covers data.
-    let (plot_area, legend_area) = root.split_horizontally(760);
-    let (_, column) = args.y.split_once('.').unwrap_or(("", &args.y));
-    let mut title = match &args.filter {
-        Some(f) => format!("{} ({}, {} over {f}*)", label(column), args.y, args.aggregate.name()),
-        None => format!("{} ({}, {} per run)", label(column), args.y, args.aggregate.name()),
-    };
-    if !args.at.is_empty() {
-        title.push_str(&format!(" at {}", args.at.join(", ")));
+    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<(), Box<dyn std::error::Error>>
+    where
+        DB::ErrorType: 'static,
+    {
+        let Figure { args, data, theory, xr, yr } = *self;
+        root.fill(&WHITE)?;
+        // The legend has a column of its own, so it never covers data.
+        let (plot_area, legend_area) = root.split_horizontally(760);
+        let (_, column) = args.y.split_once('.').unwrap_or(("", &args.y));
+        let mut title = match &args.filter {
+            Some(f) => format!("{} ({}, {} over {f}*)", label(column), args.y, args.aggregate.name()),
+            None => format!("{} ({}, {} per run)", label(column), args.y, args.aggregate.name()),
+        };
+        if !args.at.is_empty() {
+            title.push_str(&format!(" at {}", args.at.join(", ")));
+        }
+        let mut chart = ChartBuilder::on(&plot_area)
+            .caption(title, (FONT, 20))
+            .margin(16)
+            .x_label_area_size(48)
+            .y_label_area_size(80)
+            .build_cartesian_2d(xr.0..xr.1, yr.0..yr.1)?;
+        // A key whose levels are all whole numbers gets whole-number ticks.
+        let integral = data.values().flat_map(|s| s.keys()).all(|xk| xk % 1_000_000 == 0);
+        let span = (xr.1 - xr.0).round() as usize;
+        let mut mesh = chart.configure_mesh();
+        mesh.x_desc(args.x.clone()).y_desc(label(column)).y_label_formatter(&|v| compact(*v));
+        let whole = |v: &f64| if (v - v.round()).abs() < 1e-9 { format!("{}", v.round() as i64) } else { String::new() };
+        if integral && span <= 20 {
+            mesh.x_labels(span + 1).x_label_formatter(&whole);
+        }
+        mesh.draw()?;
+        // The legend's title is the key that tells the lines apart; entries are its values.
+        if let Some(key) = &args.by {
+            legend_area.draw(&Text::new(fit(key, 30), (8, LEGEND_TOP - 7), (FONT, 12)))?;
+        }
+        let mut names: Vec<&String> = data.keys().collect();
+        names.sort_by(|a, b| natural_order(a, b));
+        for (i, name) in names.into_iter().enumerate() {
+            let points = &data[name];
+            let color = Palette99::pick(i).to_rgba();
+            let xs: Vec<(f64, f64, f64, f64)> = points.iter().map(|(xk, (m, lo, hi))| (*xk as f64 / 1e6, *m, *lo, *hi)).collect();
+            let band: Vec<(f64, f64)> = xs.iter().map(|p| (p.0, p.3)).chain(xs.iter().rev().map(|p| (p.0, p.2))).collect();
+            chart.draw_series(std::iter::once(Polygon::new(band, color.mix(0.2).filled())))?;
+            let legend = if args.by.is_some() { fit(name, 24) } else { "mean, 95% CI".to_string() };
+            chart.draw_series(LineSeries::new(xs.iter().map(|p| (p.0, p.1)), color.stroke_width(2)))?;
+            chart.draw_series(xs.iter().map(|p| Circle::new((p.0, p.1), 3, color.filled())))?;
+            let y = LEGEND_TOP + 22 * (i as i32 + 1);
+            legend_area.draw(&PathElement::new(vec![(8, y), (32, y)], color.stroke_width(2)))?;
+            legend_area.draw(&Text::new(legend, (40, y - 7), (FONT, 14)))?;
+        }
+        if let Some((text, curve)) = theory {
+            let style = BLACK.stroke_width(2);
+            chart.draw_series(DashedLineSeries::new(curve.iter().copied(), 8, 6, style))?;
+            let y = LEGEND_TOP + 22 * (data.len() as i32 + 1);
+            legend_area.draw(&PathElement::new(vec![(8, y), (14, y)], style))?;
+            legend_area.draw(&PathElement::new(vec![(20, y), (26, y)], style))?;
+            legend_area.draw(&Text::new("theory", (40, y - 7), (FONT, 14)))?;
+            legend_area.draw(&Text::new(fit(text, 30), (8, y + 12), (FONT, 12)))?;
+        }
+        root.present()?;
+        Ok(())
     }
-    let mut chart = ChartBuilder::on(&plot_area)
-        .caption(title, (FONT, 20))
-        .margin(16)
-        .x_label_area_size(48)
-        .y_label_area_size(80)
-        .build_cartesian_2d(xr.0..xr.1, yr.0..yr.1)?;
-    // A key whose levels are all whole numbers gets whole-number ticks.
-    let integral = data.values().flat_map(|s| s.keys()).all(|xk| xk % 1_000_000 == 0);
-    let span = (xr.1 - xr.0).round() as usize;
-    let mut mesh = chart.configure_mesh();
-    mesh.x_desc(args.x.clone()).y_desc(label(column)).y_label_formatter(&|v| compact(*v));
-    let whole = |v: &f64| if (v - v.round()).abs() < 1e-9 { format!("{}", v.round() as i64) } else { String::new() };
-    if integral && span <= 20 {
-        mesh.x_labels(span + 1).x_label_formatter(&whole);
-    }
-    mesh.draw()?;
-    // The legend's title is the key that tells the lines apart; entries are its values.
-    if let Some(key) = &args.by {
-        legend_area.draw(&Text::new(fit(key, 30), (8, LEGEND_TOP - 7), (FONT, 12)))?;
-    }
-    let mut names: Vec<&String> = data.keys().collect();
-    names.sort_by(|a, b| natural_order(a, b));
-    for (i, name) in names.into_iter().enumerate() {
-        let points = &data[name];
-        let color = Palette99::pick(i).to_rgba();
-        let xs: Vec<(f64, f64, f64, f64)> = points.iter().map(|(xk, (m, lo, hi))| (*xk as f64 / 1e6, *m, *lo, *hi)).collect();
-        let band: Vec<(f64, f64)> = xs.iter().map(|p| (p.0, p.3)).chain(xs.iter().rev().map(|p| (p.0, p.2))).collect();
-        chart.draw_series(std::iter::once(Polygon::new(band, color.mix(0.2).filled())))?;
-        let legend = if args.by.is_some() { fit(name, 24) } else { "mean, 95% CI".to_string() };
-        chart.draw_series(LineSeries::new(xs.iter().map(|p| (p.0, p.1)), color.stroke_width(2)))?;
-        chart.draw_series(xs.iter().map(|p| Circle::new((p.0, p.1), 3, color.filled())))?;
-        let y = LEGEND_TOP + 22 * (i as i32 + 1);
-        legend_area.draw(&PathElement::new(vec![(8, y), (32, y)], color.stroke_width(2)))?;
-        legend_area.draw(&Text::new(legend, (40, y - 7), (FONT, 14)))?;
-    }
-    if let Some((text, curve)) = theory {
-        let style = BLACK.stroke_width(2);
-        chart.draw_series(DashedLineSeries::new(curve.iter().copied(), 8, 6, style))?;
-        let y = LEGEND_TOP + 22 * (data.len() as i32 + 1);
-        legend_area.draw(&PathElement::new(vec![(8, y), (14, y)], style))?;
-        legend_area.draw(&PathElement::new(vec![(20, y), (26, y)], style))?;
-        legend_area.draw(&Text::new("theory", (40, y - 7), (FONT, 14)))?;
-        legend_area.draw(&Text::new(fit(text, 30), (8, y + 12), (FONT, 12)))?;
-    }
-    root.present()?;
-    Ok(())
-}
 }
 
 #[cfg(test)]

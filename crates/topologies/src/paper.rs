@@ -237,7 +237,8 @@ fn read_claim(file: &str, path: &str, table: &Table, keys: &[String], points: &[
                 .enumerate()
                 .map(|(j, side)| {
                     let here = format!("{path}.{name}[{j}]");
-                    let side = side.as_table().ok_or_else(|| ScenarioError::new(file, &here, "expected a table of point, metric, group"))?;
+                    let side =
+                        side.as_table().ok_or_else(|| ScenarioError::new(file, &here, "expected a table of point, metric, group"))?;
                     quantity(file, &here, side, &defaults, keys, points)
                 })
                 .collect::<Result<Vec<_>>>()?;
@@ -278,8 +279,7 @@ fn trend_chains(file: &str, path: &str, along: &str, defaults: &Defaults, keys: 
     let candidates: Vec<&Point> = points.iter().filter(|p| defaults.point.is_none_or(|v| matches(p, v))).collect();
     let mut chains: Vec<(String, Vec<(&Point, f64)>)> = Vec::new();
     for p in candidates {
-        let others: String =
-            p.values.iter().filter(|(k, _)| k != along).map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",");
+        let others: String = p.values.iter().filter(|(k, _)| k != along).map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",");
         let position = p.values.iter().find(|(k, _)| k == along).and_then(|(_, v)| v.as_float().or(v.as_integer().map(|i| i as f64)));
         let position = position.unwrap_or(p.index as f64);
         match chains.iter_mut().find(|(o, _)| *o == others) {
@@ -291,13 +291,14 @@ fn trend_chains(file: &str, path: &str, along: &str, defaults: &Defaults, keys: 
     let mut out = Vec::new();
     for (_, mut chain) in chains {
         if chain.len() < 2 {
-            return Err(ScenarioError::new(file, &here, format!("\"{along}\" takes fewer than two values at some points: no trend to check")));
+            return Err(ScenarioError::new(
+                file,
+                &here,
+                format!("\"{along}\" takes fewer than two values at some points: no trend to check"),
+            ));
         }
         chain.sort_by(|a, b| a.1.total_cmp(&b.1));
-        let chain = chain
-            .into_iter()
-            .map(|(p, _)| resolve(file, path, p.index, defaults))
-            .collect::<Result<Vec<_>>>()?;
+        let chain = chain.into_iter().map(|(p, _)| resolve(file, path, p.index, defaults)).collect::<Result<Vec<_>>>()?;
         out.push(chain);
     }
     if out.is_empty() {
@@ -369,7 +370,13 @@ fn resolve(file: &str, path: &str, point: usize, own: &Defaults) -> Result<Quant
                     ),
                 ));
             }
-            group.ok_or_else(|| ScenarioError::new(file, format!("{path}.group"), "missing; expected the metric's group (a flow table's name, all, a link group)"))?
+            group.ok_or_else(|| {
+                ScenarioError::new(
+                    file,
+                    format!("{path}.group"),
+                    "missing; expected the metric's group (a flow table's name, all, a link group)",
+                )
+            })?
         }
     };
     Ok(Quantity { point, metric: metric.to_string(), group: group.to_string(), key: path.to_string() })
@@ -389,7 +396,11 @@ fn find_point(file: &str, path: &str, selector: &Value, keys: &[String], points:
             ));
         }
         if !points.iter().any(|p| p.values.iter().any(|(pk, pv)| pk == k && pv == v)) {
-            return Err(ScenarioError::new(file, format!("{path}.\"{k}\""), format!("no point has the value {v}: write it as the sweep does")));
+            return Err(ScenarioError::new(
+                file,
+                format!("{path}.\"{k}\""),
+                format!("no point has the value {v}: write it as the sweep does"),
+            ));
         }
     }
     let found: Vec<usize> = points.iter().filter(|p| matches(p, selector)).map(|p| p.index).collect();
@@ -472,11 +483,17 @@ increasing = [{ point = { "flow.mp.cc" = "lia", "link.l.rate" = 5 } }, { point =
         assert!(e.contains("paper.value[0].point") && e.contains("6 points"), "{e}");
         let e = err("[paper]\n[[paper.claim]]\ntext = \"t\"\nmetric = \"jain_index\"\ngroup = \"all\"\nincreasing = [{}]\n");
         assert!(e.contains("at least two sides"), "{e}");
-        let e = err("[paper]\n[[paper.claim]]\ntext = \"t\"\nmetric = \"jain_index\"\ngroup = \"all\"\ntolerance = 0.1\nalong = \"link.l.rate\"\ntrend = \"increasing\"\n");
+        let e = err(
+            "[paper]\n[[paper.claim]]\ntext = \"t\"\nmetric = \"jain_index\"\ngroup = \"all\"\ntolerance = 0.1\nalong = \"link.l.rate\"\ntrend = \"increasing\"\n",
+        );
         assert!(e.contains("paper.claim[0].tolerance") && e.contains("at_least and at_most only"), "{e}");
-        let e = err("[paper]\n[[paper.claim]]\ntext = \"t\"\nmetric = \"links.utilization\"\nalong = \"link.l.rate\"\ntrend = \"increasing\"\n");
+        let e = err(
+            "[paper]\n[[paper.claim]]\ntext = \"t\"\nmetric = \"links.utilization\"\nalong = \"link.l.rate\"\ntrend = \"increasing\"\n",
+        );
         assert!(e.contains("group") && e.contains("link of links"), "{e}");
-        let e = err("[paper]\n[[paper.claim]]\ntext = \"t\"\nmetric = \"jain_index\"\ngroup = \"all\"\nalong = \"link.l.rat\"\ntrend = \"up\"\n");
+        let e = err(
+            "[paper]\n[[paper.claim]]\ntext = \"t\"\nmetric = \"jain_index\"\ngroup = \"all\"\nalong = \"link.l.rat\"\ntrend = \"up\"\n",
+        );
         assert!(e.contains("paper.claim[0].trend"), "{e}");
     }
 }

@@ -259,9 +259,9 @@ impl Sweep {
     }
 
     /// The sweep's short variant: `sets` (the base scenario's `[quick]` settings) applied to
-    /// every run after its point's values, at most two replicates (the fewest that give a confidence interval), one run
-    /// per file. Its text records the settings, so that its dataset is never taken for the full
-    /// sweep's.
+    /// every run after its point's values, at most two replicates (the fewest that give a
+    /// confidence interval), one run per file. Its text records the settings, so that its
+    /// dataset is never taken for the full sweep's.
     pub fn quick(self, sets: &[(String, String)]) -> Result<Sweep> {
         let mut base = self.base.clone();
         let after_points: Vec<(String, Value)> = sets.iter().map(|(k, v)| (k.clone(), crate::overrides::parse_value(v))).collect();

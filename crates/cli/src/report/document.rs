@@ -61,7 +61,10 @@ mod tests {
     fn blocks_are_replaced_between_their_markers_only() {
         let doc = "intro\n<!-- report: a.toml -->\nold\n<!-- end report -->\nmiddle\n<!-- report: b.toml -->\nkeep\n<!-- end report -->\n";
         let new = replace_block(doc, "a.toml", "new\n").unwrap();
-        assert_eq!(new, "intro\n<!-- report: a.toml -->\nnew\n<!-- end report -->\nmiddle\n<!-- report: b.toml -->\nkeep\n<!-- end report -->\n");
+        assert_eq!(
+            new,
+            "intro\n<!-- report: a.toml -->\nnew\n<!-- end report -->\nmiddle\n<!-- report: b.toml -->\nkeep\n<!-- end report -->\n"
+        );
         assert!(replace_block(doc, "c.toml", "x").unwrap_err().contains("c.toml"));
     }
 }

@@ -68,8 +68,11 @@ fn short_value(v: &toml::Value) -> String {
     match v {
         toml::Value::Table(t) => {
             let head = t.get("algorithm").or(t.get("kind")).and_then(|v| v.as_str()).unwrap_or("");
-            let rest: Vec<String> =
-                t.iter().filter(|(k, _)| !["algorithm", "kind"].contains(&k.as_str())).map(|(k, v)| format!("{k}={}", short_value(v))).collect();
+            let rest: Vec<String> = t
+                .iter()
+                .filter(|(k, _)| !["algorithm", "kind"].contains(&k.as_str()))
+                .map(|(k, v)| format!("{k}={}", short_value(v)))
+                .collect();
             if rest.is_empty() { head.to_string() } else { format!("{head}({})", rest.join(", ")) }
         }
         other => topologies::sweep::value_text(other),
