@@ -9,6 +9,14 @@ use polars::prelude::*;
 /// Columns that identify a run rather than measure it.
 pub const RUN_COLUMNS: [&str; 3] = ["point", "replicate", "seed"];
 
+/// The unit a column's name ends with (`goodput_bps` is in bit/s), by the results tables'
+/// naming convention (README, "Results").
+pub fn column_unit(column: &str) -> Option<(&str, &'static str)> {
+    [("_bps", "bit/s"), ("_s", "s"), ("_pkts", "packets"), ("_bytes", "bytes")]
+        .into_iter()
+        .find_map(|(suffix, unit)| column.strip_suffix(suffix).map(|stem| (stem, unit)))
+}
+
 /// Every run file of `table` in dataset `dir`, stacked in file-name (run) order.
 pub fn read_table(dir: &Path, table: &str) -> Result<DataFrame, String> {
     let folder = dir.join(table);

@@ -9,7 +9,7 @@ use std::sync::Once;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::dataset::{mean_ci, numbers, read_table, texts};
+use crate::dataset::{column_unit, mean_ci, numbers, read_table, texts};
 use crate::formula::Formula;
 use crate::output;
 
@@ -88,12 +88,10 @@ fn register_font() {
 
 /// A readable axis label for a column: its name with the unit spelled out.
 fn label(column: &str) -> String {
-    for (suffix, unit) in [("_bps", "bit/s"), ("_s", "s"), ("_pkts", "packets"), ("_bytes", "bytes")] {
-        if let Some(stem) = column.strip_suffix(suffix) {
-            return format!("{} ({unit})", stem.replace('_', " "));
-        }
+    match column_unit(column) {
+        Some((stem, unit)) => format!("{} ({unit})", stem.replace('_', " ")),
+        None => column.replace('_', " "),
     }
-    column.replace('_', " ")
 }
 
 /// Where the legend column's first line is, in pixels from the top.

@@ -7,16 +7,18 @@ use topologies::metrics::{Metric, jain_index};
 
 /// `12.3 Mb/s` style, for bits per second.
 pub fn rate(bps: f64) -> String {
-    let (v, unit) = if bps >= 1e9 {
-        (bps / 1e9, "Gb/s")
-    } else if bps >= 1e6 {
-        (bps / 1e6, "Mb/s")
-    } else if bps >= 1e3 {
-        (bps / 1e3, "kb/s")
-    } else {
-        (bps, "b/s")
-    };
-    format!("{v:.2} {unit}")
+    let (scale, unit) = rate_scale(bps);
+    format!("{:.2} {unit}", bps / scale)
+}
+
+/// The prefix a rate in bits per second reads best in: (its scale, the unit's name).
+pub fn rate_scale(bps: f64) -> (f64, &'static str) {
+    match bps.abs() {
+        r if r >= 1e9 => (1e9, "Gb/s"),
+        r if r >= 1e6 => (1e6, "Mb/s"),
+        r if r >= 1e3 => (1e3, "kb/s"),
+        _ => (1.0, "b/s"),
+    }
 }
 
 /// `1.23 M` style, for counts.

@@ -4,6 +4,9 @@
 use topologies::paper::{Claim, Quantity};
 use topologies::sweep::Sweep;
 
+use crate::dataset::column_unit;
+use crate::summary::rate_scale;
+
 /// A number in `unit`, scaled to a readable prefix, three significant digits.
 pub(super) fn show(value: f64, unit: &str) -> String {
     if value == f64::INFINITY {
@@ -13,7 +16,7 @@ pub(super) fn show(value: f64, unit: &str) -> String {
         return "—".into();
     }
     let (scale, name) = prefix(value, unit);
-    format!("{}{name}", significant(value / scale))
+    format!("{}{}{name}", significant(value / scale), if name.is_empty() { "" } else { " " })
 }
 
 /// A mean and its confidence half-width, in the mean's prefix (`1.05 ± 0.09 Mb/s`).
@@ -26,18 +29,15 @@ pub(super) fn show_ci(mean: f64, half: f64, unit: &str) -> String {
     // Enough decimals for the mean's three significant digits and the half-width's first.
     let half_digits = if half > 0.0 { (-(half / scale).log10().floor()).clamp(0.0, 6.0) as usize } else { 0 };
     let d = digits(mean / scale).max(half_digits);
-    format!("{:.d$} ± {:.d$}{name}", mean / scale, half / scale)
+    format!("{:.d$} ± {:.d$}{}{name}", mean / scale, half / scale, if name.is_empty() { "" } else { " " })
 }
 
 /// The scale and unit name a value of `unit` reads best in.
 fn prefix(value: f64, unit: &str) -> (f64, &'static str) {
     match unit {
-        "bit/s" if value.abs() >= 1e9 => (1e9, " Gb/s"),
-        "bit/s" if value.abs() >= 1e6 => (1e6, " Mb/s"),
-        "bit/s" if value.abs() >= 1e3 => (1e3, " kb/s"),
-        "bit/s" => (1.0, " b/s"),
-        "s" if value.abs() < 1.0 && value != 0.0 => (1e-3, " ms"),
-        "s" => (1.0, " s"),
+        "bit/s" => rate_scale(value),
+        "s" if value.abs() < 1.0 && value != 0.0 => (1e-3, "ms"),
+        "s" => (1.0, "s"),
         _ => (1.0, ""),
     }
 }
@@ -55,11 +55,7 @@ pub(super) fn unit_of(q: &Quantity) -> &'static str {
     if let Some(m) = topologies::metrics::METRICS.iter().find(|(m, _, _)| *m == q.metric) {
         return m.1;
     }
-    match q.metric.rsplit('_').next() {
-        Some("bps") => "bit/s",
-        Some("s") => "s",
-        _ => "",
-    }
+    column_unit(&q.metric).map_or("", |(_, unit)| unit)
 }
 
 /// A swept value, short: a table such as `{ algorithm = "uncoupled", a = 1.0 }` as
