@@ -137,7 +137,7 @@ pub enum Discipline {
         /// Depth of the zone at the top of the buffer, in the buffer's own unit: the top
         /// packet slots of a packet-counted buffer (a 40-byte ACK fills a slot as a full
         /// segment does), the top bytes of a byte-counted one.
-        zone: BufferLimit,
+        depth: u64,
         /// The fixed drop probability in the zone, if not the linear ramp.
         probability: Option<f64>,
     },
@@ -175,13 +175,12 @@ impl Discipline {
                 }
                 fits && !early
             }
-            Discipline::RandomDropZone { zone, probability } => {
-                // (occupancy after the arrival, capacity, zone depth) in one unit
-                let (after, capacity, depth) = match (limit, *zone) {
-                    (BufferLimit::Packets(l), BufferLimit::Packets(z)) => (packets as u64 + 1, l as u64, z as u64),
-                    (BufferLimit::Bytes(l), BufferLimit::Bytes(z)) => (bytes + size as u64, l, z),
-                    // Built in the buffer's unit (topologies' build); a mixed pair drops nothing.
-                    _ => return fits,
+            Discipline::RandomDropZone { depth, probability } => {
+                let depth = *depth;
+                // (occupancy after the arrival, capacity) in the buffer's unit, the zone's too
+                let (after, capacity) = match limit {
+                    BufferLimit::Packets(l) => (packets as u64 + 1, l as u64),
+                    BufferLimit::Bytes(l) => (bytes + size as u64, l),
                 };
                 let floor = capacity.saturating_sub(depth);
                 if !fits || after <= floor || depth == 0 {
@@ -256,7 +255,7 @@ mod tests {
 
     #[test]
     fn random_zone_only_drops_in_the_zone() {
-        let mut d = Discipline::RandomDropZone { zone: BufferLimit::Bytes(15_000), probability: None };
+        let mut d = Discipline::RandomDropZone { depth: 15_000, probability: None };
         let mut rng = stream(3, "zone");
         let limit = BufferLimit::Bytes(150_000);
         for _ in 0..1000 {
@@ -271,7 +270,7 @@ mod tests {
     #[test]
     fn a_packet_zone_counts_slots_whatever_the_packet_size() {
         // htsim's RandomQueue on a 103-packet buffer: 10 % drops in the top 3 slots only.
-        let mut d = Discipline::RandomDropZone { zone: BufferLimit::Packets(3), probability: Some(0.1) };
+        let mut d = Discipline::RandomDropZone { depth: 3, probability: Some(0.1) };
         let mut rng = stream(3, "slots");
         let limit = BufferLimit::Packets(103);
         // A 1-byte SYN or a 40-byte ACK at a short queue is never in the zone.

@@ -94,7 +94,7 @@ fn lia_and_tcp_share_a_bottleneck_evenly() {
         rate: Rate::mbps(20),
         delay: Time::from_ms(10),
         buffer: BufferLimit::Bytes(50_000),
-        discipline: Discipline::RandomDropZone { zone: BufferLimit::Bytes(25_000), probability: None },
+        discipline: Discipline::RandomDropZone { depth: 25_000, probability: None },
         loss: 0.0,
         events: vec![],
     };

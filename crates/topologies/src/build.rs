@@ -128,11 +128,11 @@ impl Scenario {
                     return Err(self.error(format!("{}.queue.zone", link.key), "the drop zone is deeper than the buffer"));
                 }
                 // In the buffer's unit: a packet buffer's zone is its top packet slots.
-                let zone = match buffer {
-                    BufferLimit::Packets(_) => BufferLimit::Packets((zone_bytes / self.sim.mss as f64).round().max(1.0) as u32),
-                    BufferLimit::Bytes(_) => BufferLimit::Bytes(zone_bytes as u64),
+                let depth = match buffer {
+                    BufferLimit::Packets(_) => (zone_bytes / self.sim.mss as f64).round().max(1.0) as u64,
+                    BufferLimit::Bytes(_) => zone_bytes as u64,
                 };
-                Discipline::RandomDropZone { zone, probability: *probability }
+                Discipline::RandomDropZone { depth, probability: *probability }
             }
             QueueModel::ThresholdDropper { threshold, hold, policy } => {
                 if buffer.in_bytes(self.sim.mss) <= *threshold as u64 * self.sim.mss as u64 {
