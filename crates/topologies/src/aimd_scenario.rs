@@ -21,8 +21,8 @@ use toml::{Table, Value};
 
 use crate::error::{Result, ScenarioError};
 use crate::model::Meta;
-use crate::parse::read_meta;
-use crate::reader::{Reader, type_name};
+use crate::read::read_meta;
+use crate::read::reader::{Reader, type_name};
 
 /// A group of identical connections, as written.
 #[derive(Clone, Debug, PartialEq)]

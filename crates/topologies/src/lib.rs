@@ -4,33 +4,35 @@
 //! sweeping one needs no recompilation, and a mistake in a file is reported by key path
 //! instead of silently running something else.
 //!
-//! The pipeline is a chain of types, each stage checking what it can:
+//! One scenario model, three stages, each a module:
 //!
-//! 1. [`parse::parse_text`]: TOML text to a `toml::Table` (syntax errors, with line and column).
-//! 2. [`overrides::set_key`]: `--set KEY=VALUE` and sweep points edit that table by key path.
-//! 3. [`parse::read_scenario`]: the table to the plain [`Scenario`] model ([`model`]): types,
-//!    [`units`], unknown keys (with the nearest valid one), `count` and `{i}` expansion.
-//! 4. [`Scenario::build`]: cross-checks (link names in paths, thresholds against the packet
-//!    size) and construction of a `tcp::Simulation`.
+//! 1. [`read`]: TOML text to the [`read::Declared`] scenario: types, [`units`], unknown keys
+//!    (with the nearest valid one); `--set KEY=VALUE` and sweep points edit the TOML table by
+//!    key path before it is read ([`overrides::set_key`]). Nothing is generated or drawn.
+//! 2. [`expand`]: the declared scenario to the plain [`Scenario`] ([`model`]): topology
+//!    generators to links and routes, counted flows to copies, traffic generators to flows,
+//!    routes to link names; every random draw of a scenario happens here.
+//! 3. [`build`]: the plain model to what an engine runs: [`build::packet`] cross-checks it
+//!    (link names in paths, thresholds against the packet size) and constructs a
+//!    `tcp::Simulation`.
 //!
 //! Every error is a [`ScenarioError`] naming the file, the key path and what was expected.
+//! [`metrics`] computes the papers' metrics from a run's records.
 //!
 //! [`sweep`] reads sweep files (a base scenario, a grid, zipped keys, explicit points and
-//! replicates) into the list of runs, each with its own derived seed.
+//! replicates) into the list of runs, each with its own derived seed; [`paper`] reads what a
+//! sweep's paper reports.
 
 pub mod aimd_scenario;
 pub mod build;
 pub mod error;
-mod flows;
-pub mod generate;
+pub mod expand;
 pub mod metrics;
 pub mod model;
 pub mod overrides;
 pub mod paper;
-pub mod parse;
-pub mod reader;
+pub mod read;
 pub mod sweep;
-pub mod traffic;
 pub mod units;
 
 pub use aimd_scenario::AimdScenario;
@@ -39,14 +41,19 @@ pub use model::Scenario;
 
 use std::path::Path;
 
+/// Reads and expands the scenario `root` of `file`.
+pub fn scenario(file: &str, root: &toml::Table) -> Result<Scenario> {
+    expand::expand(read::read_scenario(file, root)?)
+}
+
 /// Reads scenario `text` (from `file`), applies `sets` (key path, value text) in order, and
 /// reads the model.
 pub fn load_text(file: &str, text: &str, sets: &[(String, String)]) -> Result<Scenario> {
-    let mut root = parse::parse_text(file, text)?;
+    let mut root = read::parse_text(file, text)?;
     for (key, value) in sets {
         overrides::set_key(&mut root, key, overrides::parse_value(value)).map_err(|m| ScenarioError::new("--set", key.clone(), m))?;
     }
-    parse::read_scenario(file, &root)
+    scenario(file, &root)
 }
 
 /// What a scenario file describes: a packet-level network, or seed 004's abstract AIMD model
@@ -65,7 +72,7 @@ impl Experiment {
         if Self::is_aimd(root) {
             aimd_scenario::read_aimd(file, root).map(Experiment::Aimd)
         } else {
-            parse::read_scenario(file, root).map(Experiment::Packet)
+            scenario(file, root).map(Experiment::Packet)
         }
     }
 
@@ -85,7 +92,7 @@ impl Experiment {
 
 /// Like [`load_text`], for either kind of scenario.
 pub fn load_experiment_text(file: &str, text: &str, sets: &[(String, String)]) -> Result<Experiment> {
-    let mut root = parse::parse_text(file, text)?;
+    let mut root = read::parse_text(file, text)?;
     for (key, value) in sets {
         overrides::set_key(&mut root, key, overrides::parse_value(value)).map_err(|m| ScenarioError::new("--set", key.clone(), m))?;
     }
@@ -110,7 +117,7 @@ pub fn load_experiment(path: &Path, sets: &[(String, String)]) -> Result<Experim
 pub fn quick_sets(path: &Path) -> Result<Vec<(String, String)>> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::new(&file, "", format!("cannot read the file: {e}")))?;
-    let root = parse::parse_text(&file, &text)?;
+    let root = read::parse_text(&file, &text)?;
     let Some(quick) = root.get("quick") else { return Ok(Vec::new()) };
     let toml::Value::Table(quick) = quick else {
         return Err(ScenarioError::new(&file, "quick", "expected a table of key paths and values, such as \"sim.duration\" = \"10s\""));

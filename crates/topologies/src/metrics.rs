@@ -5,11 +5,9 @@
 //! a loss-rate ratio and the subflow whose convergence is timed, comes from `[metrics]`.
 
 use tcp::{FlowRecord, RunOutput};
-use toml::Value;
 
 use crate::error::{Result, ScenarioError};
-use crate::model::{ConvergenceModel, MetricsModel, Scenario};
-use crate::reader::{Reader, type_name};
+use crate::model::{ConvergenceModel, Scenario};
 
 /// One computed metric: a row of the run's metrics table.
 #[derive(Clone, Debug, PartialEq)]
@@ -49,44 +47,6 @@ pub const METRICS: &[(&str, &str, &str)] = &[
         "seed 000 footnote 2: time after `after` until the subflow's window first reaches its mean over `reference` ([metrics] convergence); inf if not before the run ends",
     ),
 ];
-
-/// Reads `[metrics]`: the links and subflows that the loss-ratio and convergence metrics
-/// must be told.
-pub(crate) fn read_metrics(mut t: Reader) -> Result<MetricsModel> {
-    let mut model = MetricsModel::default();
-    if let Some(v) = t.value("loss_ratio") {
-        let shape = "expected pairs of link names, such as [[\"middle\", \"top\"]]";
-        let Value::Array(pairs) = v else { return Err(t.error("loss_ratio", shape)) };
-        for pair in pairs {
-            match pair.as_array().map(|p| p.iter().map(Value::as_str).collect::<Vec<_>>()).as_deref() {
-                Some([Some(a), Some(b)]) => model.loss_ratios.push((a.to_string(), b.to_string())),
-                _ => return Err(t.error("loss_ratio", shape)),
-            }
-        }
-    }
-    if let Some(v) = t.value("convergence") {
-        let Value::Array(items) = v else {
-            return Err(t.error("convergence", format!("expected an array of tables [[metrics.convergence]], got {}", type_name(v))));
-        };
-        for (i, item) in items.iter().enumerate() {
-            let key = format!("{}[{i}]", t.key_path("convergence"));
-            let Value::Table(table) = item else { return Err(ScenarioError::new(t.file(), key, "expected a table")) };
-            let mut c = Reader::new(t.file(), key, table);
-            let flow = c.required_string("flow")?.to_string();
-            let subflow = c.unsigned("subflow")?.unwrap_or(0) as u32;
-            let after = c.time("after")?.ok_or_else(|| c.missing("after", "missing; expected the time the disturbance ends"))?;
-            let shape = "expected the reference window, such as [\"20s\", \"40s\"]";
-            let (from, to) = c.interval("reference", shape)?.ok_or_else(|| c.missing("reference", format!("missing; {shape}")))?;
-            if from == to {
-                return Err(c.error("reference", format!("the interval is empty: {from} = {to}")));
-            }
-            c.finish()?;
-            model.convergence.push(ConvergenceModel { flow, subflow, after, reference: (from, to) });
-        }
-    }
-    t.finish()?;
-    Ok(model)
-}
 
 impl Scenario {
     /// Cross-checks `[metrics]` against the links and flows (called when the scenario is built).

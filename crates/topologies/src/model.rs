@@ -1,13 +1,21 @@
-//! The plain scenario model: what a scenario file says, with names expanded and units parsed,
-//! before cross-checks and the building of a simulation.
+//! The plain scenario model, what [`crate::expand`] produces and both engines build from: named
+//! links and flows whose paths are lists of link names, every generator expanded and every
+//! random choice drawn. Units are as written (a rate in b/s or packets/s, a buffer as a size or
+//! a time); cross-checks against the packet size wait for [`Scenario::build`].
 
 use sim_core::Time;
 use sim_core::threshold::DropperPolicy;
 
 use crate::units::{BufferValue, RateValue, SizeValue};
 
-/// A parsed scenario: every key read and typed, names expanded; cross-checks wait for
-/// [`Scenario::build`].
+/// The most flows one run may have (a flow that has not started takes about 1.4 KB).
+pub const MAX_FLOWS: usize = 2_000_000;
+/// The most links one run may have.
+pub const MAX_LINKS: usize = 1_000_000;
+/// The most time-series rows one run may record (about 60 bytes each in memory).
+pub const MAX_SAMPLES: u64 = 20_000_000;
+
+/// An expanded scenario; cross-checks wait for [`Scenario::build`].
 #[derive(Clone, Debug)]
 pub struct Scenario {
     /// The file it came from.
@@ -162,15 +170,6 @@ pub struct CcModel {
     pub params: toml::Table,
 }
 
-/// When a flow starts.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum StartModel {
-    /// At this fixed time (the default: time zero).
-    At(Time),
-    /// Uniformly at random in this interval (from the flow's own random stream).
-    Uniform(Time, Time),
-}
-
 /// One `[[flow]]` (one copy of a counted flow).
 #[derive(Clone, Debug)]
 pub struct FlowModel {
@@ -185,8 +184,8 @@ pub struct FlowModel {
     pub paths: Vec<Vec<String>>,
     /// Links of each subflow's ACK path, if not the default uncongested reverse.
     pub reverse_paths: Option<Vec<Vec<String>>>,
-    /// When the flow starts, fixed or uniformly random.
-    pub start: StartModel,
+    /// When the flow starts (drawn when the file gives an interval).
+    pub start: Time,
     /// When it stops offering new data (`None`: never); what is in flight is still delivered.
     pub stop: Option<Time>,
     /// Transfer size (`None`: bulk).

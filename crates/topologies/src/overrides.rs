@@ -4,7 +4,7 @@
 use toml::{Table, Value};
 
 use crate::error::suggestion;
-use crate::parse::SECTIONS;
+use crate::read::SECTIONS;
 
 /// Parses a command-line value: TOML if it is valid TOML (`0.5`, `true`, `"x"`, `[1, 2]`,
 /// `{ kind = "red" }`), otherwise the text itself as a string (`10s`, `lia`).

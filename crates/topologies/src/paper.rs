@@ -28,7 +28,7 @@ use toml::{Table, Value};
 
 use crate::error::{Result, ScenarioError, suggestion};
 use crate::metrics::METRICS;
-use crate::reader::{Reader, type_name};
+use crate::read::reader::{Reader, type_name};
 use crate::sweep::Point;
 
 /// Tables other than `metrics` a quantity may name as `TABLE.COLUMN`, with the column naming

@@ -30,8 +30,8 @@ use toml::Value;
 use crate::Experiment;
 use crate::error::{Result, ScenarioError};
 use crate::overrides::set_key;
-use crate::parse::parse_text;
-use crate::reader::{Reader, type_name};
+use crate::read::parse_text;
+use crate::read::reader::{Reader, type_name};
 
 /// One point of a sweep: the values it gives to the swept keys.
 #[derive(Clone, Debug, PartialEq)]

@@ -4,7 +4,7 @@ mod common;
 
 use common::within_physics;
 use sim_core::Time;
-use topologies::{load_text, model::StartModel};
+use topologies::load_text;
 
 const GOOD: &str = r#"
 [meta]
@@ -59,7 +59,7 @@ fn a_good_scenario_expands_counts_and_names() {
     let links: Vec<&str> = s.links.iter().map(|l| l.name.as_str()).collect();
     assert_eq!(links, ["bottleneck", "wifi0", "wifi1", "wifi2"]);
     let flows: Vec<_> = s.flows.iter().map(|f| (f.name.as_str(), f.paths[0].join(">"), f.start)).collect();
-    assert_eq!(flows[2], ("f.2", "wifi2>bottleneck".to_string(), StartModel::At(Time::from_ms(120))));
+    assert_eq!(flows[2], ("f.2", "wifi2>bottleneck".to_string(), Time::from_ms(120)));
     assert_eq!(s.flows[0].tcp.delayed_ack, Some(true));
     assert!(s.text.contains("bottleneck"), "the effective scenario text is kept");
     let out = s.build().unwrap().run();

@@ -1,6 +1,7 @@
 use super::*;
 use crate::load_text;
 use crate::model::Scenario;
+use crate::units::RateValue;
 use sim_core::rng::stream;
 
 fn scenario(body: &str) -> Scenario {

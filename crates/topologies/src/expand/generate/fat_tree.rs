@@ -10,10 +10,8 @@
 //! Oversubscription r:1 divides the rate of every link above the edge by r, so that an edge
 //! switch's hosts can send r times what its uplinks carry.
 
-use super::LinkDefaults;
-use crate::error::Result;
 use crate::model::LinkModel;
-use crate::reader::Reader;
+use crate::read::LinkDefaults;
 use crate::units::RateValue;
 
 /// Host-to-host routing in a fat-tree.
@@ -69,18 +67,8 @@ impl FatTree {
     }
 }
 
-/// Reads `k` and `oversubscription` and builds the links.
-pub(super) fn read(t: &mut Reader) -> Result<(Vec<LinkModel>, FatTree)> {
-    let d = LinkDefaults::read(t)?;
-    let k = match t.unsigned("k")? {
-        None => return Err(t.missing("k", "missing; expected the switches' port count, an even number such as 8")),
-        Some(k) if k % 2 == 0 && (2..=48).contains(&k) => k as u32,
-        Some(k) => return Err(t.error("k", format!("expected an even number of ports from 2 to 48, got {k}"))),
-    };
-    let ratio = t.number("oversubscription")?.unwrap_or(1.0);
-    if !(1.0..=1000.0).contains(&ratio) {
-        return Err(t.error("oversubscription", format!("expected a ratio from 1 (none) to 1000, such as 4 for 4:1, got {ratio}")));
-    }
+/// The links of the k-ary fat-tree, those above the edge at `1/ratio` of the rate.
+pub(super) fn build(d: &LinkDefaults, k: u32, ratio: f64) -> (Vec<LinkModel>, FatTree) {
     let mut upper = d.clone();
     upper.rate = match d.rate {
         RateValue::Bps(b) => RateValue::Bps(b / ratio),
@@ -109,5 +97,5 @@ pub(super) fn read(t: &mut Reader) -> Result<(Vec<LinkModel>, FatTree)> {
             }
         }
     }
-    Ok((links, tree))
+    (links, tree)
 }

@@ -1,22 +1,14 @@
-//! From the plain model to a runnable [`Simulation`]: cross-checks (names, paths, thresholds
+//! The plain model to a runnable [`Simulation`]: cross-checks (names, paths, thresholds
 //! against the packet size) and construction.
 
 use mptcp_cc::{Algorithm, ParamValue};
-use rand::RngExt;
-use sim_core::rng::stream;
 use sim_core::threshold::ThresholdDropper;
-use sim_core::{BufferLimit, Discipline, Rate, Red, Time};
+use sim_core::{BufferLimit, Discipline, Rate, Red};
 use tcp::{FlowSpec, LinkIndex, LinkSpec, Profile, SimConfig, Simulation, TcpConfig};
 
 use crate::error::{Result, ScenarioError, suggestion};
-use crate::model::{CcModel, FlowModel, LinkModel, QueueModel, Scenario, StartModel};
-
-/// The most flows one run may have (a flow that has not started takes about 1.4 KB).
-pub const MAX_FLOWS: usize = 2_000_000;
-/// The most links one run may have.
-pub const MAX_LINKS: usize = 1_000_000;
-/// The most time-series rows one run may record (about 60 bytes each in memory).
-pub const MAX_SAMPLES: u64 = 20_000_000;
+use crate::model::{CcModel, FlowModel, LinkModel, QueueModel, Scenario};
+use crate::model::{MAX_FLOWS, MAX_SAMPLES};
 use crate::units::{BufferValue, RateValue, SizeValue};
 
 impl Scenario {
@@ -202,7 +194,7 @@ impl Scenario {
                 other => {
                     return Err(self.error(
                         format!("{}.cc.{key}", flow.key),
-                        format!("expected a number, a word or a boolean, got {}", crate::reader::type_name(other)),
+                        format!("expected a number, a word or a boolean, got {}", crate::read::reader::type_name(other)),
                     ));
                 }
             };
@@ -265,13 +257,7 @@ impl Scenario {
                     .collect::<Result<Vec<_>>>()?,
             ),
         };
-        let start = match flow.start {
-            StartModel::At(t) => t,
-            StartModel::Uniform(lo, hi) => {
-                let mut rng = stream(self.sim.seed, &format!("flow.{}.start", flow.name));
-                Time(rng.random_range(lo.as_ps()..=hi.as_ps()))
-            }
-        };
+        let start = flow.start;
         // A flow starting after the end is allowed: shortened runs of a scenario (`--set
         // sim.duration=…`) simply leave late flows idle, reported with zero goodput.
         if let Some(stop) = flow.stop

@@ -1,0 +1,50 @@
+//! A `[[flow]]` template to its copies.
+
+use super::draw_start;
+use super::routes::{Routing, with_index};
+use crate::error::{Result, ScenarioError};
+use crate::model::FlowModel;
+use crate::read::{FlowDecl, StartModel, expand_name};
+
+/// The flows of `decl`: one, or `count` copies named `name.{i}` (or by the `{i}` in the name),
+/// each on its own paths and started `stagger` after the one before.
+pub(super) fn copies(decl: &FlowDecl, routing: Routing) -> Result<Vec<FlowModel>> {
+    let n = decl.copies.unwrap_or(1);
+    let mut flows = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let name = match decl.copies {
+            Some(_) if !decl.name.contains("{i}") => format!("{}.{i}", decl.name),
+            _ => expand_name(&decl.name, i),
+        };
+        // Paths per copy: `{i}` in a route or link name is the copy's index.
+        let paths = routing.paths(&decl.paths, i, &name)?;
+        let reverse_paths = decl.reverse_paths.as_ref().map(|rev| with_index(rev, i));
+        if let Some(rev) = &reverse_paths
+            && rev.len() != paths.len()
+        {
+            return Err(ScenarioError::new(
+                routing.file,
+                format!("{}.reverse_paths", decl.key),
+                format!("one reverse path per path: {} paths, {} reverse paths", paths.len(), rev.len()),
+            ));
+        }
+        let offset = decl.stagger.saturating_mul(i);
+        let start = match decl.start {
+            StartModel::At(t) => StartModel::At(t + offset),
+            StartModel::Uniform(lo, hi) => StartModel::Uniform(lo + offset, hi + offset),
+        };
+        flows.push(FlowModel {
+            start: draw_start(start, routing.seed, &name),
+            name,
+            key: decl.key.clone(),
+            cc: decl.cc.clone(),
+            paths,
+            reverse_paths,
+            stop: decl.stop,
+            size: decl.size,
+            receive_buffer: decl.receive_buffer,
+            tcp: decl.tcp.clone(),
+        });
+    }
+    Ok(flows)
+}
