@@ -3,6 +3,8 @@
 //! - `equipoise run FILE`: simulate, print a summary, write `flows`, `subflows`, `links` and
 //!   `timeseries` tables ([`tables`]); for a scenario of seed 004's AIMD model (an `[aimd]`
 //!   table), `model` and `connections` tables ([`aimd_run`]).
+//! - `equipoise fluid FILE`: the scenario's fluid model, its equilibrium (and trajectory) as
+//!   the same tables ([`fluid_run`]).
 //! - `equipoise validate FILE`: check a scenario without running it.
 //! - `equipoise algorithms`: the window laws, as in `docs/algorithms.md`.
 //! - `equipoise sweep FILE`: many runs on all cores into one Parquet dataset ([`sweep`]), or a
@@ -12,6 +14,7 @@
 
 mod aimd_run;
 mod dataset;
+mod fluid_run;
 mod formula;
 mod output;
 mod plot;
@@ -38,31 +41,44 @@ struct Cli {
     command: Command,
 }
 
+/// What `run` and `fluid` take: a scenario, its variations and where the tables go.
+#[derive(clap::Args)]
+struct ScenarioArgs {
+    /// The scenario file (TOML).
+    file: PathBuf,
+    /// Directory for the tables [default: results/<scenario file name>, with `-fluid` for `fluid`].
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Override a key of the scenario, e.g. `--set sim.duration=10s --set link.l1.loss=0.01`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
+    /// The scenario's short variant: its `[quick]` settings (or a 10 s run), before any `--set`.
+    #[arg(long)]
+    quick: bool,
+    /// Write the tables into an --out directory that holds other files, beside them (files
+    /// this tool did not write are never deleted; without this, such a directory is refused).
+    #[arg(long)]
+    overwrite: bool,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Run a scenario: print a summary and write Parquet tables.
     Run {
-        /// The scenario file (TOML).
-        file: PathBuf,
-        /// Directory for the tables [default: results/<scenario file name>].
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Override a key of the scenario, e.g. `--set sim.duration=10s --set link.l1.loss=0.01`.
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        sets: Vec<String>,
+        #[command(flatten)]
+        scenario: ScenarioArgs,
         /// The run seed (same as `--set sim.seed=N`).
         #[arg(long)]
         seed: Option<u64>,
-        /// Run the scenario's short variant: its `[quick]` settings (or a 10 s run), before any `--set`.
-        #[arg(long)]
-        quick: bool,
-        /// Write the tables into an --out directory that holds other files, beside them (files
-        /// this tool did not write are never deleted; without this, such a directory is refused).
-        #[arg(long)]
-        overwrite: bool,
-        /// Print nothing but errors.
-        #[arg(long, short)]
-        quiet: bool,
+    },
+    /// The scenario's fluid model: its equilibrium (and, with `sim.sample_interval`, its
+    /// trajectory from time 0), printed and written as the tables of a run.
+    Fluid {
+        #[command(flatten)]
+        scenario: ScenarioArgs,
     },
     /// Print the window laws, their formulas, parameters and defaults (Markdown).
     Algorithms,
@@ -89,6 +105,10 @@ enum Command {
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
+        /// Add the fluid model's equilibrium of every point (`DIR/fluid/`, the same tables and
+        /// key columns), which `plot` draws dashed beside the measurements.
+        #[arg(long)]
+        fluid: bool,
         /// Write a Slurm batch script (a job array of shards) instead of running.
         #[arg(long)]
         slurm: bool,
@@ -245,7 +265,7 @@ fn run(
     let started = Instant::now();
     let output = if quiet { sim.run() } else { sim.run_observed(1000, progress::observer(started)) };
     let wall = started.elapsed().as_secs_f64();
-    let provenance = tables::Provenance { file: file.display().to_string(), scenario: scenario.text.clone(), seed: scenario.sim.seed };
+    let provenance = tables::Provenance::packet(file.display().to_string(), scenario.text.clone(), scenario.sim.seed);
     let metrics = scenario.metrics(&output);
     let written = tables::write_run(&dir, target, &output, &metrics, &provenance)?;
     if !quiet {
@@ -259,6 +279,60 @@ fn run(
     Ok(())
 }
 
+/// `equipoise fluid`.
+fn run_fluid(file: &Path, out: Option<PathBuf>, sets: &[String], quick: bool, overwrite: bool, quiet: bool) -> Result<(), String> {
+    let mut sets = parse_sets(sets, None)?;
+    if quick {
+        sets.splice(0..0, quick_variant(file)?);
+    }
+    let scenario = match topologies::load_experiment(file, &sets).map_err(|e| e.to_string())? {
+        Experiment::Packet(s) => s,
+        Experiment::Aimd(_) => return Err(format!("{}: an [aimd] scenario is a model already: use `equipoise run`", file.display())),
+    };
+    let system = scenario.build_fluid().map_err(|e| e.to_string())?;
+    for w in &system.warnings {
+        eprintln!("warning: {}: {w}", file.display());
+    }
+    let dir = out.unwrap_or_else(|| {
+        let d = default_out(file);
+        d.with_file_name(format!("{}-fluid", d.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()))
+    });
+    let target = output::prepare(&dir, overwrite)?;
+    let started = Instant::now();
+    let eq = fluid::equilibrium(&system.network, &system.options).map_err(|e| format!("{}: fluid model: {e}", file.display()))?;
+    let constant = fluid_run::constant_name(&system.options);
+    let mut provenance = tables::Provenance {
+        source: "fluid",
+        ..tables::Provenance::packet(file.display().to_string(), scenario.text.clone(), scenario.sim.seed)
+    };
+    provenance.notes.push(("fluid.constant".into(), constant.into()));
+    provenance.notes.extend(system.warnings.iter().enumerate().map(|(i, w)| (format!("fluid.approximation.{i}"), w.clone())));
+    let mut frames = fluid_run::frames(&scenario, &system, &eq).map_err(|e| e.to_string())?;
+    if let Some(dt) = scenario.sim.sample_interval {
+        let options = fluid::TrajectoryOptions {
+            duration: scenario.sim.duration.as_secs_f64(),
+            sample_interval: dt.as_secs_f64(),
+            integrator: system.integrator,
+            initial_windows: None,
+        };
+        let t = fluid::trajectory(&system.network, &system.options, options)
+            .map_err(|e| format!("{}: fluid trajectory: {e}", file.display()))?;
+        frames.push(("timeseries", fluid_run::timeseries(&system, &eq, &t).map_err(|e| e.to_string())?));
+    }
+    let wall = started.elapsed().as_secs_f64();
+    let written = tables::write_tables(&dir, target, frames, &provenance)?;
+    if !quiet {
+        let name = scenario.meta.name.as_deref().unwrap_or("scenario");
+        emit(&format!("{name} ({}), fluid model\n\n", file.display()));
+        emit(&fluid_run::render(&system, &eq, constant));
+        emit(&summary::render_metrics(&fluid_run::metrics(&scenario, &system, &eq)));
+        emit(&format!("\nsolved in {wall:.3} s\n"));
+        let names: Vec<String> = written.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
+        emit(&format!("tables in {}/: {}\n", dir.display(), names.join(", ")));
+    }
+    Ok(())
+}
+
 /// `equipoise run` on an AIMD-model scenario.
 fn run_aimd(file: &Path, scenario: &topologies::AimdScenario, out: Option<PathBuf>, overwrite: bool, quiet: bool) -> Result<(), String> {
     let dir = out.unwrap_or_else(|| default_out(file));
@@ -266,7 +340,10 @@ fn run_aimd(file: &Path, scenario: &topologies::AimdScenario, out: Option<PathBu
     let started = Instant::now();
     let report = aimd::run(&scenario.model).map_err(|e| format!("{}: aimd: {e}", file.display()))?;
     let wall = started.elapsed().as_secs_f64();
-    let provenance = tables::Provenance { file: file.display().to_string(), scenario: scenario.text.clone(), seed: scenario.seed };
+    let provenance = tables::Provenance {
+        source: "aimd",
+        ..tables::Provenance::packet(file.display().to_string(), scenario.text.clone(), scenario.seed)
+    };
     let frames = aimd_run::frames(scenario, &report).map_err(|e| e.to_string())?;
     let written = tables::write_tables(&dir, target, frames, &provenance)?;
     if !quiet {
@@ -330,7 +407,16 @@ fn write_slurm(file: &Path, out: &Path, args: &slurm::SlurmArgs) -> Result<(), S
     let (file, out) = (absolute(file)?, absolute(out)?);
     // Check the sweep and lay out its dataset now, rather than on the cluster.
     let sweep = topologies::sweep::Sweep::load(&file).map_err(|e| e.to_string())?;
-    let layout = sweep::SweepArgs { file: file.clone(), out: out.clone(), jobs: 1, shard: None, resume: true, quick: false, quiet: true };
+    let layout = sweep::SweepArgs {
+        file: file.clone(),
+        out: out.clone(),
+        jobs: 1,
+        shard: None,
+        resume: true,
+        quick: false,
+        quiet: true,
+        fluid: false,
+    };
     sweep::prepare(&sweep, &layout)?;
     let script = out.join("sweep.sbatch");
     output::check_file(&script, slurm::SIGNATURE, false)?;
@@ -342,7 +428,12 @@ fn write_slurm(file: &Path, out: &Path, args: &slurm::SlurmArgs) -> Result<(), S
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run { file, out, sets, seed, quick, overwrite, quiet } => run(&file, out, &sets, seed, quick, overwrite, quiet),
+        Command::Run { scenario: ScenarioArgs { file, out, sets, quick, overwrite, quiet }, seed } => {
+            run(&file, out, &sets, seed, quick, overwrite, quiet)
+        }
+        Command::Fluid { scenario: ScenarioArgs { file, out, sets, quick, overwrite, quiet } } => {
+            run_fluid(&file, out, &sets, quick, overwrite, quiet)
+        }
         Command::Validate { file, sets } => validate(&file, &sets),
         Command::Sweep {
             file,
@@ -352,6 +443,7 @@ fn main() -> ExitCode {
             resume,
             quick,
             quiet,
+            fluid,
             slurm,
             slurm_shards,
             slurm_cpus,
@@ -360,7 +452,9 @@ fn main() -> ExitCode {
             slurm_partition,
         } => {
             let out = out.unwrap_or_else(|| default_dataset(&file, quick));
-            if slurm && quick {
+            if slurm && fluid {
+                Err("--fluid with --slurm: once the job array is done, `equipoise sweep FILE --out DIR --resume --fluid` adds the fluid side without running anything again".into())
+            } else if slurm && quick {
                 Err("--quick is for a trial on this machine; a Slurm script runs the full sweep".into())
             } else if slurm {
                 let args = slurm::SlurmArgs {
@@ -373,7 +467,7 @@ fn main() -> ExitCode {
                 write_slurm(&file, &out, &args)
             } else {
                 let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-                let args = sweep::SweepArgs { file, out: out.clone(), jobs, shard, resume, quick, quiet };
+                let args = sweep::SweepArgs { file, out: out.clone(), jobs, shard, resume, quick, quiet, fluid };
                 sweep::sweep(&args).map(|(ok, failed, skipped)| {
                     if !quiet {
                         emit(&format!("{ok} runs done, {failed} failed, {skipped} already done; dataset in {}/\n", out.display()));

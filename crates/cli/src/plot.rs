@@ -9,6 +9,8 @@ use std::sync::Once;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use polars::prelude::DataFrame;
+
 use crate::dataset::{column_unit, mean_ci, numbers, read_table, texts};
 use crate::formula::Formula;
 use crate::output;
@@ -130,14 +132,14 @@ fn natural_order(a: &str, b: &str) -> std::cmp::Ordering {
 /// One series: x → (mean, half-width).
 type Series = BTreeMap<i64, (f64, f64, f64)>;
 
-fn series(args: &PlotArgs) -> Result<BTreeMap<String, Series>, String> {
-    let (table, column) =
-        args.y.split_once('.').ok_or_else(|| format!("--y {}: expected TABLE.COLUMN, such as flows.goodput_bps", args.y))?;
-    let df = read_table(&args.dir, table)?;
-    let y = numbers(&df, column).ok_or_else(|| format!("--y {}: {table} has no numeric column \"{column}\"", args.y))?;
-    let x = numbers(&df, &args.x).ok_or_else(|| format!("--x {}: not a numeric swept key of this dataset", args.x))?;
+/// The rows of `table` in `df` that the plot keeps, one value per run (aggregated over its
+/// matching rows), grouped by series and then by x (in millionths, so that it sorts and groups
+/// exactly).
+fn per_run(args: &PlotArgs, df: &DataFrame, table: &str, column: &str) -> Result<BTreeMap<String, BTreeMap<i64, Vec<f64>>>, String> {
+    let y = numbers(df, column).ok_or_else(|| format!("--y {}: {table} has no numeric column \"{column}\"", args.y))?;
+    let x = numbers(df, &args.x).ok_or_else(|| format!("--x {}: not a numeric swept key of this dataset", args.x))?;
     let by = match &args.by {
-        Some(k) => texts(&df, k).ok_or_else(|| format!("--by {k}: not a swept key of this dataset"))?,
+        Some(k) => texts(df, k).ok_or_else(|| format!("--by {k}: not a swept key of this dataset"))?,
         None => vec![String::new(); df.height()],
     };
     let entity_col = match table {
@@ -145,13 +147,13 @@ fn series(args: &PlotArgs) -> Result<BTreeMap<String, Series>, String> {
         "connections" => "group",
         _ => "flow",
     };
-    let entities = texts(&df, entity_col).unwrap_or_else(|| vec![String::new(); df.height()]);
+    let entities = texts(df, entity_col).unwrap_or_else(|| vec![String::new(); df.height()]);
     let not_a_sweep = |c: &str| format!("{}: {table} has no {c} column: not a sweep dataset", args.dir.display());
-    let points = numbers(&df, "point").ok_or_else(|| not_a_sweep("point"))?;
+    let points = numbers(df, "point").ok_or_else(|| not_a_sweep("point"))?;
     let mut wanted = Vec::new();
     for pair in &args.at {
         let (key, value) = pair.split_once('=').ok_or_else(|| format!("--at {pair}: expected KEY=VALUE, such as flow.par.count=4"))?;
-        let column = texts(&df, key).ok_or_else(|| format!("--at {pair}: \"{key}\" is not a swept key of this dataset"))?;
+        let column = texts(df, key).ok_or_else(|| format!("--at {pair}: \"{key}\" is not a swept key of this dataset"))?;
         if !column.iter().any(|v| v == value) {
             let mut levels: Vec<&String> = column.iter().collect();
             levels.sort();
@@ -161,21 +163,26 @@ fn series(args: &PlotArgs) -> Result<BTreeMap<String, Series>, String> {
         }
         wanted.push((column, value.to_string()));
     }
-    let replicates = numbers(&df, "replicate").ok_or_else(|| not_a_sweep("replicate"))?;
-    // Rows → one value per run, grouped by (series, x).
-    let mut per_run: BTreeMap<(String, i64, i64, i64), Vec<f64>> = BTreeMap::new();
+    let replicates = numbers(df, "replicate").ok_or_else(|| not_a_sweep("replicate"))?;
+    let mut runs: BTreeMap<(String, i64, i64, i64), Vec<f64>> = BTreeMap::new();
     for i in 0..df.height() {
         if args.filter.as_ref().is_some_and(|f| !entities[i].starts_with(f.as_str())) || wanted.iter().any(|(c, v)| c[i] != *v) {
             continue;
         }
-        // x keyed in millionths so that it sorts and groups exactly
         let key = (by[i].clone(), (x[i] * 1e6).round() as i64, points[i] as i64, replicates[i] as i64);
-        per_run.entry(key).or_default().push(y[i]);
+        runs.entry(key).or_default().push(y[i]);
     }
     let mut grouped: BTreeMap<String, BTreeMap<i64, Vec<f64>>> = BTreeMap::new();
-    for ((s, xk, _, _), ys) in per_run {
+    for ((s, xk, _, _), ys) in runs {
         grouped.entry(s).or_default().entry(xk).or_default().push(args.aggregate.apply(&ys));
     }
+    Ok(grouped)
+}
+
+fn series(args: &PlotArgs) -> Result<BTreeMap<String, Series>, String> {
+    let (table, column) =
+        args.y.split_once('.').ok_or_else(|| format!("--y {}: expected TABLE.COLUMN, such as flows.goodput_bps", args.y))?;
+    let grouped = per_run(args, &read_table(&args.dir, table)?, table, column)?;
     if grouped.is_empty() {
         return Err("nothing to plot: no rows match".into());
     }
@@ -189,6 +196,25 @@ fn series(args: &PlotArgs) -> Result<BTreeMap<String, Series>, String> {
             });
             (s, points.collect())
         })
+        .collect())
+}
+
+/// The fluid model's value of every series at every x, if the dataset has the fluid side
+/// (`sweep --fluid`) and it has the column.
+fn fluid_series(args: &PlotArgs) -> Result<BTreeMap<String, Vec<(f64, f64)>>, String> {
+    let (table, column) = args.y.split_once('.').unwrap_or(("", ""));
+    let fluid = args.dir.join("fluid");
+    if !fluid.join(table).is_dir() {
+        return Ok(BTreeMap::new());
+    }
+    let df = read_table(&fluid, table)?;
+    if numbers(&df, column).is_none() {
+        return Ok(BTreeMap::new());
+    }
+    let grouped = per_run(args, &df, table, column)?;
+    Ok(grouped
+        .into_iter()
+        .map(|(s, xs)| (s, xs.into_iter().map(|(xk, ys)| (xk as f64 / 1e6, ys.iter().sum::<f64>() / ys.len() as f64)).collect()))
         .collect())
 }
 
@@ -206,6 +232,7 @@ fn outputs(args: &PlotArgs) -> Result<(PathBuf, PathBuf), String> {
 /// Draws the plot; returns the files written (SVG, then PNG).
 pub fn plot(args: &PlotArgs) -> Result<Vec<PathBuf>, String> {
     let data = series(args)?;
+    let fluid = fluid_series(args)?;
     let (svg_path, png_path) = outputs(args)?;
     output::check_file(&svg_path, SIGNATURE, args.overwrite)?;
     output::check_file(&png_path, SIGNATURE, args.overwrite)?;
@@ -214,6 +241,9 @@ pub fn plot(args: &PlotArgs) -> Result<Vec<PathBuf>, String> {
     for (xk, (_, lo, hi)) in all {
         let x = *xk as f64 / 1e6;
         (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(*lo), y1.max(*hi));
+    }
+    for (x, y) in fluid.values().flatten() {
+        (x0, x1, y0, y1) = (x0.min(*x), x1.max(*x), y0.min(*y), y1.max(*y));
     }
     if x0 == x1 {
         (x0, x1) = (x0 - 0.5, x1 + 0.5);
@@ -232,7 +262,7 @@ pub fn plot(args: &PlotArgs) -> Result<Vec<PathBuf>, String> {
     };
     let pad = (y1 - y0).abs().max(y1.abs() * 0.05).max(1e-12) * 0.05;
     let (y0, y1) = ((y0 - pad).min(0.0f64.max(y0 - pad)), y1 + pad);
-    let figure = Figure { args, data: &data, theory: theory.as_ref(), xr: (x0, x1), yr: (y0, y1) };
+    let figure = Figure { args, data: &data, fluid: &fluid, theory: theory.as_ref(), xr: (x0, x1), yr: (y0, y1) };
     register_font();
     let cannot = |path: &Path, e: Box<dyn std::error::Error>| format!("cannot draw {}: {e}", path.display());
 
@@ -267,6 +297,8 @@ fn encode_png(rgb: &[u8]) -> Result<Vec<u8>, png::EncodingError> {
 struct Figure<'a> {
     args: &'a PlotArgs,
     data: &'a BTreeMap<String, Series>,
+    /// The fluid model's curve of each series (empty without `sweep --fluid`).
+    fluid: &'a BTreeMap<String, Vec<(f64, f64)>>,
     theory: Option<&'a (String, Vec<(f64, f64)>)>,
     xr: (f64, f64),
     yr: (f64, f64),
@@ -277,7 +309,7 @@ impl Figure<'_> {
     where
         DB::ErrorType: 'static,
     {
-        let Figure { args, data, theory, xr, yr } = *self;
+        let Figure { args, data, fluid, theory, xr, yr } = *self;
         root.fill(&WHITE)?;
         // The legend has a column of its own, so it never covers data.
         let (plot_area, legend_area) = root.split_horizontally(760);
@@ -320,14 +352,27 @@ impl Figure<'_> {
             let legend = if args.by.is_some() { fit(name, 24) } else { "mean, 95% CI".to_string() };
             chart.draw_series(LineSeries::new(xs.iter().map(|p| (p.0, p.1)), color.stroke_width(2)))?;
             chart.draw_series(xs.iter().map(|p| Circle::new((p.0, p.1), 3, color.filled())))?;
+            if let Some(curve) = fluid.get(name) {
+                chart.draw_series(DashedLineSeries::new(curve.iter().copied(), 4, 4, color.stroke_width(2)))?;
+            }
             let y = LEGEND_TOP + 22 * (i as i32 + 1);
             legend_area.draw(&PathElement::new(vec![(8, y), (32, y)], color.stroke_width(2)))?;
             legend_area.draw(&Text::new(legend, (40, y - 7), (FONT, 14)))?;
         }
+        let mut row = data.len() as i32 + 1;
+        if !fluid.is_empty() {
+            let y = LEGEND_TOP + 22 * row;
+            let style = BLACK.stroke_width(2);
+            for x in [8, 16, 24] {
+                legend_area.draw(&PathElement::new(vec![(x, y), (x + 4, y)], style))?;
+            }
+            legend_area.draw(&Text::new("fluid model", (40, y - 7), (FONT, 14)))?;
+            row += 1;
+        }
         if let Some((text, curve)) = theory {
             let style = BLACK.stroke_width(2);
             chart.draw_series(DashedLineSeries::new(curve.iter().copied(), 8, 6, style))?;
-            let y = LEGEND_TOP + 22 * (data.len() as i32 + 1);
+            let y = LEGEND_TOP + 22 * row;
             legend_area.draw(&PathElement::new(vec![(8, y), (14, y)], style))?;
             legend_area.draw(&PathElement::new(vec![(20, y), (26, y)], style))?;
             legend_area.draw(&Text::new("theory", (40, y - 7), (FONT, 14)))?;

@@ -206,7 +206,8 @@ fn execute(sweep: &Sweep, kinds: &[KeyKind], batch: usize, runs: &[Run], dir: &P
     // The sweep file's name, not its path: the dataset must not depend on where the sweep was
     // started from (a cluster's tasks see absolute paths). Per-run seeds are in the rows.
     let name = Path::new(&sweep.file).file_name().map_or_else(|| sweep.file.clone(), |n| n.to_string_lossy().into_owned());
-    let provenance = Provenance { file: name, scenario: sweep.scenario_text.clone(), seed: sweep.seed };
+    let source = if sweep.is_aimd() { "aimd" } else { "packet" };
+    let provenance = Provenance { source, ..Provenance::packet(name, sweep.scenario_text.clone(), sweep.seed) };
     for (table, df) in names.iter().zip(tables_acc) {
         // A table with no rows (no time series when sampling is off) gets no file.
         if let Some(mut df) = df.filter(|d| d.height() > 0) {
@@ -233,6 +234,8 @@ pub struct SweepArgs {
     pub quick: bool,
     /// No progress bar, no summary line.
     pub quiet: bool,
+    /// Add the fluid equilibrium of every point (`DIR/fluid/`).
+    pub fluid: bool,
 }
 
 /// What decides a sweep's runs, so that a dataset is resumed only by its own sweep: the file's
@@ -290,8 +293,77 @@ pub fn sweep(args: &SweepArgs) -> Result<(u64, u64, u64), String> {
         let sets = crate::quick_variant(&sweep.scenario_file)?;
         sweep = sweep.quick(&sets).map_err(|e| e.to_string())?;
     }
+    if args.fluid && sweep.is_aimd() {
+        return Err(format!("{}: --fluid: an AIMD-model sweep is a model already; it has no fluid side", args.file.display()));
+    }
     prepare(&sweep, args)?;
-    run_prepared(&sweep, args)
+    let counts = run_prepared(&sweep, args)?;
+    // The fluid side is deterministic and cheap: one shard computes it, the first.
+    if args.fluid && args.shard.is_none_or(|s| s.k == 1) {
+        let started = std::time::Instant::now();
+        let (solved, failed) = fluid_points(&sweep, &args.out)?;
+        if !args.quiet {
+            let wall = started.elapsed().as_secs_f64();
+            eprintln!("fluid model: {solved} points solved, {failed} without an equilibrium (in fluid/runs), {wall:.2} s");
+        }
+    }
+    Ok(counts)
+}
+
+/// The fluid equilibrium of every point of `sweep` (its first replicate's scenario: the model
+/// has no randomness of its own), as the tables `fluid/flows`, `fluid/links`, `fluid/metrics`
+/// and `fluid/subflows` with the runs' key columns, and `fluid/runs` with each point's status.
+/// Returns (points solved, points failed).
+fn fluid_points(sweep: &Sweep, dir: &Path) -> Result<(u64, u64), String> {
+    const FLUID_TABLES: [&str; 4] = ["flows", "links", "metrics", "subflows"];
+    let kinds = key_kinds(sweep);
+    let mut acc: Vec<Option<DataFrame>> = vec![None; FLUID_TABLES.len()];
+    let mut runs_acc = None;
+    let mut notes = Vec::new();
+    let (mut solved, mut failed) = (0, 0);
+    for run in sweep.runs().iter().filter(|r| r.replicate == 0) {
+        let outcome = sweep.scenario(run).map_err(|e| e.to_string()).and_then(|e| match e {
+            Experiment::Packet(s) => {
+                let system = s.build_fluid().map_err(|e| e.to_string())?;
+                let eq = fluid::equilibrium(&system.network, &system.options).map_err(|e| format!("fluid model: {e}"))?;
+                if notes.is_empty() {
+                    notes.push(("fluid.constant".to_string(), crate::fluid_run::constant_name(&system.options).to_string()));
+                }
+                crate::fluid_run::frames(&s, &system, &eq).map_err(|e| e.to_string())
+            }
+            Experiment::Aimd(_) => Err("an AIMD-model scenario".into()),
+        });
+        let (status, error) = match outcome {
+            Ok(frames) => {
+                solved += 1;
+                for (name, df) in frames {
+                    let i = FLUID_TABLES.iter().position(|n| *n == name).expect("a fluid table");
+                    let height = df.height();
+                    stack(&mut acc[i], prepend(df, run_columns(sweep, &kinds, run, height)).map_err(|e| e.to_string())?)?;
+                }
+                ("ok", None)
+            }
+            Err(e) => {
+                failed += 1;
+                ("failed", Some(e))
+            }
+        };
+        let mut cols = run_columns(sweep, &kinds, run, 1);
+        cols.push(Column::new("status".into(), vec![status]));
+        cols.push(Column::new("error".into(), vec![error]));
+        stack(&mut runs_acc, DataFrame::new(1, cols).map_err(|e| e.to_string())?)?;
+    }
+    let name = Path::new(&sweep.file).file_name().map_or_else(|| sweep.file.clone(), |n| n.to_string_lossy().into_owned());
+    let provenance = Provenance { source: "fluid", notes, ..Provenance::packet(name, sweep.scenario_text.clone(), sweep.seed) };
+    let tables = FLUID_TABLES.iter().zip(acc).chain(std::iter::once((&"runs", runs_acc)));
+    for (table, df) in tables {
+        let folder = dir.join("fluid").join(table);
+        fs::create_dir_all(&folder).map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
+        if let Some(mut df) = df.filter(|d| d.height() > 0) {
+            write_atomic(&folder.join("points.parquet"), &mut df, &provenance)?;
+        }
+    }
+    Ok((solved, failed))
 }
 
 fn run_prepared(sweep: &Sweep, args: &SweepArgs) -> Result<(u64, u64, u64), String> {

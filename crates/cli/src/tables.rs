@@ -19,20 +19,35 @@ pub struct Provenance {
     pub scenario: String,
     /// The run's seed (the scenario's, or the one a sweep derived for this replicate).
     pub seed: u64,
+    /// What computed the tables: `packet` (the simulator), `aimd` (seed 004's model) or
+    /// `fluid` (the fluid model).
+    pub source: &'static str,
+    /// Further `(key, value)` pairs for the metadata (the fluid model's constant, its
+    /// approximations), each key prefixed `equipoise.`.
+    pub notes: Vec<(String, String)>,
 }
 
 impl Provenance {
+    /// Provenance of the packet simulator's tables.
+    pub fn packet(file: String, scenario: String, seed: u64) -> Provenance {
+        Provenance { file, scenario, seed, source: "packet", notes: Vec::new() }
+    }
+
     fn metadata(&self) -> KeyValueMetadata {
-        KeyValueMetadata::from_static(vec![
+        let mut pairs = vec![
             ("equipoise.version".into(), env!("CARGO_PKG_VERSION").into()),
             ("equipoise.scenario_file".into(), self.file.clone()),
             ("equipoise.scenario".into(), self.scenario.clone()),
             ("equipoise.seed".into(), self.seed.to_string()),
-        ])
+            ("equipoise.source".into(), self.source.to_string()),
+        ];
+        pairs.extend(self.notes.iter().map(|(k, v)| (format!("equipoise.{k}"), v.clone())));
+        KeyValueMetadata::from_static(pairs)
     }
 }
 
-fn col<T, P: ?Sized>(name: &str, values: T) -> Column
+/// A column named `name` of `values` (any type polars makes a series of).
+pub fn col<T, P: ?Sized>(name: &str, values: T) -> Column
 where
     Series: NamedFrom<T, P>,
 {

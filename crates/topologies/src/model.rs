@@ -35,6 +35,76 @@ pub struct Scenario {
     pub flows: Vec<FlowModel>,
     /// `[metrics]`: what to compute beyond the defaults.
     pub metrics: MetricsModel,
+    /// `[fluid]`: how the fluid model of this scenario is set up.
+    pub fluid: FluidModel,
+}
+
+/// `[fluid]`: the fluid model's choices (README, "The fluid model").
+#[derive(Clone, Debug, PartialEq)]
+pub struct FluidModel {
+    /// `constant`: TCP's square-root-law constant.
+    pub constant: FluidConstant,
+    /// `loss`: how a congested link's load becomes its loss probability.
+    pub loss: FluidLoss,
+    /// `small_loss`: the papers' first-order model (no `1 − p` discount, path loss `Σ p_l`).
+    pub small_loss: bool,
+    /// `queueing = "standing"` (the default): a congested link's queue adds its delay to the
+    /// RTTs at equilibrium (drop-tail: the buffer; random-drop zone: to the zone's middle; RED:
+    /// between its thresholds; threshold-dropper: its threshold); `"none"`: propagation RTTs,
+    /// as in the papers' models.
+    pub queueing: bool,
+    /// `integrator`, `step`, `tolerance`: how the trajectory is integrated.
+    pub integrator: FluidIntegrator,
+}
+
+impl Default for FluidModel {
+    fn default() -> FluidModel {
+        FluidModel {
+            constant: FluidConstant::Auto,
+            loss: FluidLoss::Price,
+            small_loss: false,
+            queueing: true,
+            integrator: FluidIntegrator::Adaptive { tolerance: 1e-6 },
+        }
+    }
+}
+
+/// TCP's constant in the fluid model.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FluidConstant {
+    /// From the flows' TCP settings: the packet sawtooth's, with or without delayed ACKs, so
+    /// that fluid and packet numbers compare like for like.
+    Auto,
+    /// The papers': Reno's window `√(2/p)`.
+    Papers,
+    /// The deterministic sawtooth's mean: `√(3/(2p))`.
+    Packet,
+    /// The sawtooth with delayed ACKs: `√(3/(4p))`.
+    PacketDelayedAck,
+}
+
+/// A congested link's loss in the fluid model.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FluidLoss {
+    /// A price: positive only where the load reaches the capacity.
+    Price,
+    /// `p = min(1, (y/c)^B)` with this exponent B.
+    Curve(f64),
+}
+
+/// The trajectory's integrator.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FluidIntegrator {
+    /// An embedded Runge–Kutta pair with this relative tolerance per step.
+    Adaptive {
+        /// Relative error allowed per step.
+        tolerance: f64,
+    },
+    /// Classic fourth-order Runge–Kutta with this step.
+    Rk4 {
+        /// The fixed step.
+        step: Time,
+    },
 }
 
 /// `[metrics]`: the papers' metrics that need to be told which links or flows they compare.

@@ -1,5 +1,171 @@
 //! Stage 3, build: the plain [`crate::Scenario`] to what an engine runs. [`packet`] builds
 //! the packet-level `tcp::Simulation`, checking what needs the whole scenario (names, paths,
-//! thresholds against the packet size, the sizes of what a run records).
+//! thresholds against the packet size, the sizes of what a run records). What both engines
+//! derive the same way (link names, rates, window laws, TCP settings) is here.
 
+pub mod fluid;
 pub mod packet;
+
+use mptcp_cc::{Algorithm, ParamValue};
+use sim_core::Rate;
+use tcp::{Profile, TcpConfig};
+
+use crate::error::{Result, ScenarioError, suggestion};
+use crate::model::{CcModel, FlowModel, MAX_FLOWS, MAX_SAMPLES, Scenario};
+use crate::units::{BufferValue, RateValue};
+
+/// Link names sorted for lookups, each with its position in [`Scenario::links`]: flows name
+/// links by name, in any order.
+pub(crate) type LinkNames<'a> = Vec<(&'a str, usize)>;
+
+/// What both engines check and derive from the plain model the same way.
+impl Scenario {
+    /// Refuses a run whose recorded sizes would not fit in memory: time-series rows and flows.
+    pub(crate) fn check_sizes(&self) -> Result<()> {
+        if self.flows.len() > MAX_FLOWS {
+            return Err(self.error("flow", format!("{} flows; at most {MAX_FLOWS} in one run", self.flows.len())));
+        }
+        if let Some(dt) = self.sim.sample_interval {
+            let subflows: usize = self.flows.iter().map(|f| f.paths.len()).sum();
+            let rows = (self.sim.duration.as_ps() / dt.as_ps().max(1)).saturating_mul(subflows as u64);
+            if rows > MAX_SAMPLES {
+                return Err(self.error(
+                    "sim.sample_interval",
+                    format!(
+                        "{dt} over {} for {subflows} subflows makes {rows} time-series rows; at most {MAX_SAMPLES}: sample less often",
+                        self.sim.duration
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn error(&self, key: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+        ScenarioError::new(&self.file, key, message)
+    }
+
+    /// Every link by name; two links of one name are an error.
+    pub(crate) fn link_index(&self) -> Result<LinkNames<'_>> {
+        let mut index: LinkNames = self.links.iter().enumerate().map(|(i, l)| (l.name.as_str(), i)).collect();
+        index.sort_unstable_by_key(|&(n, _)| n);
+        if let Some(w) = index.windows(2).find(|w| w[0].0 == w[1].0) {
+            let link = &self.links[w[1].1];
+            return Err(self.error(format!("{}.name", link.key), format!("two links are named \"{}\"", link.name)));
+        }
+        Ok(index)
+    }
+
+    /// Two flows of one name are an error (records and random streams go by name).
+    pub(crate) fn check_flow_names(&self) -> Result<()> {
+        let mut flow_names: Vec<&str> = self.flows.iter().map(|f| f.name.as_str()).collect();
+        flow_names.sort_unstable();
+        if let Some(w) = flow_names.windows(2).find(|w| w[0] == w[1]) {
+            let flow = self.flows.iter().find(|f| f.name == w[0]).expect("exists");
+            return Err(self.error(format!("{}.name", flow.key), format!("two flows are named \"{}\"", w[0])));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn rate(&self, key: &str, rate: RateValue) -> Result<Rate> {
+        let bps = match rate {
+            RateValue::Bps(b) => b,
+            RateValue::Pps(p) => p * self.sim.mss as f64 * 8.0,
+        };
+        if !(1.0..=1e15).contains(&bps) {
+            return Err(self.error(key, format!("expected a rate between 1bps and 1000Tbps, got {bps} b/s")));
+        }
+        Ok(Rate::bps(bps.round() as u64))
+    }
+
+    /// A buffer or threshold in bytes; a time is that long at the link's rate.
+    pub(crate) fn bytes(&self, value: BufferValue, rate: Rate) -> f64 {
+        match value {
+            BufferValue::Size(s) => s.bytes(self.sim.mss),
+            BufferValue::Time(t) => rate.as_bps() as f64 * t.as_secs_f64() / 8.0,
+        }
+    }
+
+    /// A flow's TCP settings: its profile's (the flow's, else the scenario's, else the
+    /// default), then the scenario's `[tcp]` keys, then the flow's own.
+    pub(crate) fn tcp_config(&self, flow: &FlowModel) -> Result<TcpConfig> {
+        let (scenario, own) = (&self.tcp, &flow.tcp);
+        let profile = own.profile.or(scenario.profile).unwrap_or(Profile::SCENARIO_DEFAULT);
+        let mut config = profile.config();
+        scenario.apply(&mut config);
+        own.apply(&mut config);
+        config.validate().map_err(|(keys, message)| {
+            // Point at a conflicting key the flow's own table sets, else one `[tcp]` sets.
+            let at = match (keys.iter().find(|k| own.given().contains(k)), keys.iter().find(|k| scenario.given().contains(k))) {
+                (Some(key), _) => format!("{}.tcp.{key}", flow.key),
+                (None, Some(key)) => format!("tcp.{key}"),
+                (None, None) => "tcp.profile".to_string(),
+            };
+            self.error(at, format!("{message} (profile \"{}\")", profile.name()))
+        })?;
+        Ok(config)
+    }
+
+    pub(crate) fn algorithm(&self, flow: &FlowModel) -> Result<Algorithm> {
+        let CcModel { algorithm, params } = &flow.cc;
+        let mut given = Vec::with_capacity(params.len());
+        for (key, value) in params {
+            let v = match value {
+                toml::Value::Float(x) => ParamValue::Number(*x),
+                toml::Value::Integer(i) => ParamValue::Number(*i as f64),
+                toml::Value::Boolean(b) => ParamValue::Bool(*b),
+                // A time with a unit becomes seconds; other words ("adaptive", "inf") stay words.
+                toml::Value::String(t) => match crate::units::parse_time(t) {
+                    Ok(time) => ParamValue::Number(time.as_secs_f64()),
+                    Err(_) => ParamValue::Text(t.clone()),
+                },
+                other => {
+                    return Err(self.error(
+                        format!("{}.cc.{key}", flow.key),
+                        format!("expected a number, a word or a boolean, got {}", crate::read::reader::type_name(other)),
+                    ));
+                }
+            };
+            given.push((key.clone(), v));
+        }
+        let algorithm = Algorithm::from_params(algorithm, &given).map_err(|e| {
+            if e.key.is_empty() {
+                let names: Vec<&str> = Algorithm::names().collect();
+                self.error(
+                    format!("{}.cc", flow.key),
+                    format!("{}{} (valid: {})", e.message, suggestion(algorithm, names.iter().copied()), names.join(", ")),
+                )
+            } else {
+                self.error(format!("{}.cc.{}", flow.key, e.key), e.message)
+            }
+        })?;
+        if flow.paths.len() > algorithm.max_subflows() {
+            return Err(self.error(
+                format!("{}.paths", flow.key),
+                format!("\"{}\" takes at most {} subflows, got {}", algorithm.name(), algorithm.max_subflows(), flow.paths.len()),
+            ));
+        }
+        Ok(algorithm)
+    }
+
+    /// The positions of the links `names` (a path at key path `key`).
+    pub(crate) fn route(&self, key: &str, names: &[String], index: &LinkNames) -> Result<Vec<usize>> {
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| match index.binary_search_by(|(n, _)| (*n).cmp(name.as_str())) {
+                Ok(at) => Ok(index[at].1),
+                Err(_) => Err(self.error(
+                    format!("{key}[{i}]"),
+                    format!("no link named \"{name}\"{} (links: {})", suggestion(name, index.iter().map(|(n, _)| *n)), self.link_list()),
+                )),
+            })
+            .collect()
+    }
+
+    fn link_list(&self) -> String {
+        let names: Vec<&str> = self.links.iter().map(|l| l.name.as_str()).take(20).collect();
+        let more = if self.links.len() > 20 { ", …" } else { "" };
+        format!("{}{more}", names.join(", "))
+    }
+}

@@ -6,6 +6,7 @@
 //! law. [`crate::expand`] turns that into plain links and flows.
 
 mod flows;
+mod fluid;
 mod links;
 mod metrics;
 pub mod reader;
@@ -16,7 +17,7 @@ mod traffic;
 use toml::{Table, Value};
 
 use crate::error::{Result, ScenarioError};
-use crate::model::{LinkModel, Meta, MetricsModel, SimModel, TcpModel};
+use crate::model::{FluidModel, LinkModel, Meta, MetricsModel, SimModel, TcpModel};
 use crate::model::{MAX_FLOWS, MAX_LINKS};
 use reader::{Reader, type_name};
 
@@ -28,7 +29,7 @@ pub use topology::{LinkDefaults, LinkOverride, TopologyKind, TopologySpec};
 pub use traffic::{PoissonTarget, Senders, SizeDistribution, TrafficDecl, TrafficKind};
 
 /// Top-level tables of a scenario.
-pub const SECTIONS: &[&str] = &["meta", "sim", "tcp", "topology", "link", "flow", "traffic", "metrics", "quick", "aimd"];
+pub const SECTIONS: &[&str] = &["meta", "sim", "tcp", "topology", "link", "flow", "traffic", "metrics", "fluid", "quick", "aimd"];
 
 /// A scenario as its file declares it: read and typed, not yet expanded.
 #[derive(Clone, Debug)]
@@ -53,6 +54,8 @@ pub struct Declared {
     pub traffic: Vec<TrafficDecl>,
     /// `[metrics]`.
     pub metrics: MetricsModel,
+    /// `[fluid]`.
+    pub fluid: FluidModel,
 }
 
 /// Parses scenario `text` read from `file` as TOML; a syntax error keeps the parser's line
@@ -88,6 +91,10 @@ pub fn read_scenario(file: &str, root: &Table) -> Result<Declared> {
         Some(t) => metrics::read_metrics(t)?,
         None => MetricsModel::default(),
     };
+    let fluid = match top.table("fluid")? {
+        Some(t) => fluid::read_fluid(t)?,
+        None => FluidModel::default(),
+    };
     // `[quick]` is read by `quick_sets` before the scenario is.
     top.value("quick");
     top.finish()?;
@@ -95,7 +102,7 @@ pub fn read_scenario(file: &str, root: &Table) -> Result<Declared> {
         return Err(ScenarioError::new(file, "link", "no links; add at least one [[link]] table or a [topology]"));
     }
     let text = toml::to_string(root).map_err(|e| ScenarioError::new(file, "", e.to_string()))?;
-    Ok(Declared { file: file.to_string(), text, meta, sim, tcp, topology, links, flows, traffic, metrics })
+    Ok(Declared { file: file.to_string(), text, meta, sim, tcp, topology, links, flows, traffic, metrics, fluid })
 }
 
 /// How many flows the templates `f` stand for.

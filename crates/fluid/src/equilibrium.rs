@@ -1,0 +1,268 @@
+//! The equilibrium of a network: what [`equilibrium()`] returns, and how uniqueness is checked.
+
+use crate::error::FluidError;
+use crate::model::{Model, ZERO_SHARE};
+use crate::network::Network;
+use crate::options::{LossModel, Options};
+use crate::solver::{self, Solution};
+
+/// Whether a flow's equilibrium split over its subflows is determined.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Uniqueness {
+    /// Both solves (see [`Options::check_uniqueness`]) found the same rates.
+    Unique,
+    /// The two solves found different splits (or totals): the equilibria form a set (COUPLED
+    /// on paths of equal loss, seed 001 §3.2) or are several (Balia as written, on identical
+    /// paths), so subflow windows are not reported, only the flow's total.
+    NotUnique {
+        /// Largest difference between the two solutions' subflow rates (or totals), as a
+        /// fraction of the flow's total rate.
+        spread: f64,
+    },
+    /// The second solve did not converge (OLIA at a tie between its best paths: its α
+    /// switches with the largest window, so a split other than the even one never balances);
+    /// the reported equilibrium is the first solve's.
+    Unknown {
+        /// Why, with the second solve's error.
+        reason: String,
+    },
+    /// Not checked ([`Options::check_uniqueness`] off).
+    Unchecked,
+}
+
+/// One subflow at equilibrium.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SubflowEquilibrium {
+    /// Congestion window, packets; 0 for a path the law abandons (below 1e-8 of the flow's
+    /// largest window); `None` when the flow's split is not unique.
+    pub window: Option<f64>,
+    /// Sending rate `w/τ`, packets per second; `None` when the split is not unique.
+    pub rate: Option<f64>,
+    /// Loss probability of the path, `1 − Π(1 − p_l)` (or `Σ p_l` in the small-loss model).
+    pub path_loss: f64,
+    /// RTT, seconds: the propagation RTT plus the standing queues of the congested links on
+    /// the path (none unless links have [`crate::Link::standing_queue`]).
+    pub rtt: f64,
+}
+
+/// One flow at equilibrium.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowEquilibrium {
+    /// The flow's name.
+    pub name: String,
+    /// Total rate over its subflows, packets per second (determined even when the split is not).
+    pub total_rate: f64,
+    /// Whether the split is determined.
+    pub uniqueness: Uniqueness,
+    /// Its subflows, in the order given.
+    pub subflows: Vec<SubflowEquilibrium>,
+}
+
+/// One link at equilibrium.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkEquilibrium {
+    /// The link's name.
+    pub name: String,
+    /// Loss probability per packet: exogenous and congestion loss combined.
+    pub loss: f64,
+    /// The congestion part: the price (or curve value); 0 on an uncongested or infinite link.
+    pub congestion_loss: f64,
+    /// Arrival rate, packets per second.
+    pub load: f64,
+    /// Load over capacity (0 for an infinite link).
+    pub utilization: f64,
+}
+
+/// The equilibrium of a network.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Equilibrium {
+    /// Per flow, in the network's order.
+    pub flows: Vec<FlowEquilibrium>,
+    /// Per link, in the network's order.
+    pub links: Vec<LinkEquilibrium>,
+    /// Iterations of the first solve.
+    pub iterations: usize,
+}
+
+impl Equilibrium {
+    /// Whether every flow's split was found unique.
+    pub fn is_unique(&self) -> bool {
+        self.flows.iter().all(|f| f.uniqueness == Uniqueness::Unique)
+    }
+
+    /// The flow called `name`.
+    pub fn flow(&self, name: &str) -> Option<&FlowEquilibrium> {
+        self.flows.iter().find(|f| f.name == name)
+    }
+
+    /// The link called `name`.
+    pub fn link(&self, name: &str) -> Option<&LinkEquilibrium> {
+        self.links.iter().find(|l| l.name == name)
+    }
+}
+
+/// The equilibrium of `net`: every window balanced, every congestible link at its price or
+/// loss curve.
+///
+/// Fails with [`FluidError::NoEquilibrium`] when some flow has a path with neither exogenous
+/// loss nor a congestible link, and with [`FluidError::NotConverged`] (naming the worst flow or
+/// link) when the iteration does not reach the tolerance.
+///
+/// With standing queues ([`crate::Link::standing_queue`], price model only) the RTTs depend on
+/// which links are congested and the congested links on the RTTs: the equilibrium is solved at
+/// propagation RTTs, then again with the standing queues of the links found congested, until
+/// the congested set repeats ([`FluidError::NotConverged`] if it cycles).
+pub fn equilibrium(net: &Network, opts: &Options) -> Result<Equilibrium, FluidError> {
+    let queues = opts.loss_model == LossModel::Price && net.links.iter().any(|l| l.standing_queue.is_some_and(|q| q > 0.0));
+    let mut congested = vec![false; net.links.len()];
+    let mut seen: Vec<Vec<bool>> = Vec::new();
+    for round in 1.. {
+        let eq = solve_with_queues(net, opts, &congested)?;
+        let now: Vec<bool> = eq.links.iter().map(|l| l.congestion_loss > 0.0).collect();
+        if !queues || now == congested {
+            return Ok(eq);
+        }
+        if seen.contains(&now) || round == MAX_QUEUE_ROUNDS {
+            let worst = net.links.iter().zip(now.iter().zip(&congested)).find(|(_, (a, b))| a != b).map(|(l, _)| l.name.as_str());
+            return Err(FluidError::NotConverged {
+                worst: format!("the set of congested links (queueing delay), which keeps changing at link \"{}\"", worst.unwrap_or("?")),
+                residual: 1.0,
+                iterations: round,
+            });
+        }
+        seen.push(std::mem::replace(&mut congested, now));
+    }
+    unreachable!("the loop returns")
+}
+
+/// Rounds of [`equilibrium`]'s search for the congested set before it gives up.
+const MAX_QUEUE_ROUNDS: usize = 20;
+
+/// The equilibrium at RTTs that include the standing queues of the `congested` links.
+fn solve_with_queues(net: &Network, opts: &Options, congested: &[bool]) -> Result<Equilibrium, FluidError> {
+    let mut m = Model::new(net, opts)?;
+    for r in 0..m.subflows() {
+        let queueing: f64 =
+            m.paths[r].iter().filter(|&&l| congested[l]).map(|&l| net.links[l].standing_queue.unwrap_or(0.0) / net.links[l].capacity).sum();
+        m.rtt[r] = m.prop_rtt[r] + queueing;
+    }
+    net.check_bounded()?;
+    let start_p = 0.01;
+    let congestion: Vec<f64> = net.links.iter().map(|l| if l.congestible() { start_p } else { 0.0 }).collect();
+    let windows = initial_windows(&m, &congestion);
+    // Phase 1: a well-behaved proxy law finds prices of the right magnitude.
+    let (windows, congestion) = match solver::solve(&m, &windows, &congestion, true) {
+        Ok(s) => (s.windows, s.congestion),
+        Err(_) => (windows, congestion),
+    };
+    let first = match solver::solve(&m, &windows, &congestion, false) {
+        Ok(s) => s,
+        // Newton can stall where the law's own dynamics do not (Balia on unequal losses): follow
+        // them to their resting point and solve from there.
+        Err(e) => match settled_windows(net, opts, &m) {
+            Some(w) => solver::solve(&m, &w, &congestion, false).map_err(|_| e)?,
+            None => return Err(e),
+        },
+    };
+    let second: Option<Result<Solution, String>> = if opts.check_uniqueness {
+        // Same prices, every flow's total window split 1 : 1/2 : 1/3 …
+        let totals: Vec<f64> = (0..net.flows.len()).map(|f| first.windows[m.range(f)].iter().sum()).collect();
+        let mut windows = vec![0.0; m.subflows()];
+        for (f, total) in totals.iter().enumerate() {
+            let range = m.range(f);
+            let weights: Vec<f64> = (0..range.len()).map(|i| 1.0 / (1.0 + i as f64)).collect();
+            let sum: f64 = weights.iter().sum();
+            for (i, r) in range.enumerate() {
+                windows[r] = total * weights[i] / sum;
+            }
+        }
+        Some(solver::solve(&m, &windows, &first.congestion, false).map_err(|e| format!("the solve from an uneven split failed: {e}")))
+    } else {
+        None
+    };
+    Ok(report(&m, &first, second))
+}
+
+/// The windows the model's dynamics reach from one packet each after ten thousand of its longest
+/// round trips, if they are at rest there.
+fn settled_windows(net: &Network, opts: &Options, m: &Model) -> Option<Vec<f64>> {
+    let longest = m.rtt.iter().fold(0.0f64, |a, &b| a.max(b));
+    let duration = 1e4 * longest.max(1e-3);
+    let t = crate::trajectory(net, opts, crate::TrajectoryOptions::new(duration, duration / 2.0)).ok()?;
+    let n = m.subflows();
+    let (before, end) = t.rows.split_at(t.rows.len() - n);
+    let before = &before[before.len() - n..];
+    let at_rest = before.iter().zip(end).all(|(a, b)| (a.cwnd_pkts - b.cwnd_pkts).abs() <= 1e-6 * b.cwnd_pkts.max(1e-9));
+    at_rest.then(|| end.iter().map(|r| r.cwnd_pkts).collect())
+}
+
+/// Windows at which each subflow alone would balance Reno's law at the starting losses, divided
+/// among the flow's subflows.
+fn initial_windows(m: &Model, congestion: &[f64]) -> Vec<f64> {
+    let link_loss: Vec<f64> = (0..m.net.links.len()).map(|l| m.link_loss(l, congestion[l])).collect();
+    let mut path_loss = vec![0.0; m.subflows()];
+    m.path_losses(&link_loss, &mut path_loss);
+    let mut windows = vec![0.0; m.subflows()];
+    for f in 0..m.net.flows.len() {
+        let range = m.range(f);
+        let n = range.len() as f64;
+        for r in range {
+            let q = path_loss[r].clamp(1e-6, 0.5);
+            windows[r] = (2.0 * m.k * (1.0 - q) / q).sqrt() / n;
+        }
+    }
+    windows
+}
+
+fn report(m: &Model, first: &Solution, second: Option<Result<Solution, String>>) -> Equilibrium {
+    let net = m.net;
+    let link_loss: Vec<f64> = (0..net.links.len()).map(|l| m.link_loss(l, first.congestion[l])).collect();
+    let mut path_loss = vec![0.0; m.subflows()];
+    m.path_losses(&link_loss, &mut path_loss);
+    let rate = |s: &Solution, r: usize| s.windows[r] / m.rtt[r];
+    let flows = net
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(f, flow)| {
+            let range = m.range(f);
+            let total: f64 = range.clone().map(|r| rate(first, r)).sum();
+            let uniqueness = match &second {
+                None => Uniqueness::Unchecked,
+                Some(Err(reason)) => Uniqueness::Unknown { reason: reason.clone() },
+                Some(Ok(s)) => {
+                    let other: f64 = range.clone().map(|r| rate(s, r)).sum();
+                    let spread = range.clone().map(|r| (rate(first, r) - rate(s, r)).abs()).fold((total - other).abs(), f64::max) / total;
+                    if spread > m.opts.uniqueness_tolerance { Uniqueness::NotUnique { spread } } else { Uniqueness::Unique }
+                }
+            };
+            let determined = !matches!(uniqueness, Uniqueness::NotUnique { .. });
+            let w_max = first.windows[range.clone()].iter().fold(0.0, |a: f64, &b| a.max(b));
+            let subflows = range
+                .map(|r| {
+                    let w = if first.windows[r] < ZERO_SHARE * w_max { 0.0 } else { first.windows[r] };
+                    SubflowEquilibrium {
+                        window: determined.then_some(w),
+                        rate: determined.then_some(w / m.rtt[r]),
+                        path_loss: path_loss[r],
+                        rtt: m.rtt[r],
+                    }
+                })
+                .collect();
+            FlowEquilibrium { name: flow.name.clone(), total_rate: total, uniqueness, subflows }
+        })
+        .collect();
+    let links = net
+        .links
+        .iter()
+        .enumerate()
+        .map(|(l, link)| LinkEquilibrium {
+            name: link.name.clone(),
+            loss: link_loss[l],
+            congestion_loss: first.congestion[l],
+            load: first.loads[l],
+            utilization: if link.congestible() { first.loads[l] / link.capacity } else { 0.0 },
+        })
+        .collect();
+    Equilibrium { flows, links, iterations: first.iterations }
+}

@@ -1,0 +1,75 @@
+//! Dense LU factorization with partial pivoting: the per-flow Jacobians (at most a few subflows)
+//! and the links' Schur complement (one row per congestible link) of the Newton steps.
+
+/// An LU factorization of a square matrix, row-major.
+pub(crate) struct Lu {
+    n: usize,
+    a: Vec<f64>,
+    pivot: Vec<usize>,
+}
+
+impl Lu {
+    /// Factorizes the `n × n` row-major matrix `a`; `None` if it is singular to working
+    /// precision.
+    pub fn new(n: usize, mut a: Vec<f64>) -> Option<Lu> {
+        debug_assert_eq!(a.len(), n * n);
+        let mut pivot = vec![0; n];
+        for k in 0..n {
+            let p = (k..n).max_by(|&i, &j| a[i * n + k].abs().total_cmp(&a[j * n + k].abs()))?;
+            if a[p * n + k].is_nan() || a[p * n + k].abs() <= 1e-300 {
+                return None;
+            }
+            pivot[k] = p;
+            if p != k {
+                for j in 0..n {
+                    a.swap(k * n + j, p * n + j);
+                }
+            }
+            let d = a[k * n + k];
+            for i in k + 1..n {
+                let f = a[i * n + k] / d;
+                a[i * n + k] = f;
+                if f != 0.0 {
+                    for j in k + 1..n {
+                        a[i * n + j] -= f * a[k * n + j];
+                    }
+                }
+            }
+        }
+        Some(Lu { n, a, pivot })
+    }
+
+    /// Solves `A x = b` in place.
+    pub fn solve(&self, b: &mut [f64]) {
+        let n = self.n;
+        for k in 0..n {
+            b.swap(k, self.pivot[k]);
+        }
+        for i in 0..n {
+            let s: f64 = (0..i).map(|j| self.a[i * n + j] * b[j]).sum();
+            b[i] -= s;
+        }
+        for i in (0..n).rev() {
+            let s: f64 = (i + 1..n).map(|j| self.a[i * n + j] * b[j]).sum();
+            b[i] = (b[i] - s) / self.a[i * n + i];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Lu;
+
+    #[test]
+    fn solves_a_system_needing_a_pivot() {
+        // [0 2 1; 1 1 0; 2 0 3]·(1, 2, 3) = (7, 3, 11); the first pivot must be swapped in.
+        let a = vec![0.0, 2.0, 1.0, 1.0, 1.0, 0.0, 2.0, 0.0, 3.0];
+        let lu = Lu::new(3, a).unwrap();
+        let mut b = vec![7.0, 3.0, 11.0];
+        lu.solve(&mut b);
+        for (got, want) in b.iter().zip([1.0, 2.0, 3.0]) {
+            assert!((got - want).abs() < 1e-12, "{b:?}");
+        }
+        assert!(Lu::new(2, vec![1.0, 2.0, 2.0, 4.0]).is_none());
+    }
+}

@@ -1,0 +1,278 @@
+//! Newton's method for the equilibrium, globalized by pseudo-transient continuation.
+//!
+//! Each step solves `(I/Δt − J)·(Δu, Δv) = (G, H)` (see [`crate::solver`] for the unknowns and
+//! residuals): a backward-Euler step of `du/dt = G`, `dv/dt = H` that becomes Newton's step as
+//! `Δt` grows. With `A = ∂G/∂u` (block diagonal: one block per flow, by finite differences of
+//! the flow's own window law), `Bm = ∂G/∂v` (through the path losses), `C = ∂H/∂u` (through the
+//! loads), `D = ∂H/∂v` (0 for prices, −1 for a loss curve) and `P = I/Δt − A`:
+//! `Δu = P⁻¹(G + Bm·Δv)` and `(I/Δt − D − C·P⁻¹·Bm)·Δv = H + C·P⁻¹·G`, a dense system with one
+//! row per active congestible link. Rows that barely move anything (a price near 0, a coupled
+//! law's own window) are damped so that one step moves them by about 3 at most. Subflows and
+//! links pinned at a floor by complementarity take no step, and a step that would cross a floor
+//! pins its variable there and is solved again (an active-set method).
+//!
+//! The step is scaled so that no price and no growing window moves by more than 3 in log terms,
+//! then shortened until the relative residuals fall (Armijo); `Δt` grows tenfold after a full
+//! step that helps and shrinks after one that does not.
+
+use crate::error::FluidError;
+use crate::linalg::Lu;
+use crate::model::LOSS_FLOOR;
+use crate::options::LossModel;
+use crate::solver::{Eval, Solution, Solver, State, snap_ties};
+
+/// Newton's iteration from `state` for at most `max_iterations` steps: the solution, or the
+/// last state, the error and the iterations spent.
+pub(crate) fn run(solver: &mut Solver, mut state: State, max_iterations: usize) -> Result<Solution, (State, FluidError, usize)> {
+    let m = solver.m;
+    let v_max = solver.scale.max;
+    let mut eval = solver.evaluate(&state);
+    let mut best = eval.merit;
+    let mut dt = 1e4;
+    let mut iterations = 0;
+    while iterations < max_iterations && dt > 1e-10 {
+        if eval.worst.0 <= m.opts.tolerance {
+            return Ok(Solution { windows: eval.w, congestion: eval.congestion, loads: eval.loads, iterations });
+        }
+        iterations += 1;
+        let Some((du, dv)) = constrained_step(solver, &state, &eval, dt) else {
+            dt *= 0.1;
+            continue;
+        };
+        // Scale the whole step, keeping its direction, so that no price variable and no growing
+        // window moves by more than 3 (a factor of 20 in the window); a shrinking window and a
+        // falling price may move by 40, towards their floors.
+        let reach = dv.iter().fold(0.0, |a: f64, &d| a.max(d / 3.0).max(-d / 40.0));
+        let reach = du.iter().zip(&eval.g).fold(reach, |a: f64, (&d, &g)| a.max(d / 3.0).max(-d / if g < 0.0 { 40.0 } else { 3.0 }));
+        let full = 1.0 / reach.max(1.0);
+        // Backtrack until the residual falls (Armijo). Failing that, take the first trial anyway
+        // unless it is far worse than the best seen (the continuation tolerates a transient
+        // rise), and shorten the pseudo-time step.
+        let mut alpha = full;
+        let mut fallback = None;
+        let mut accepted = None;
+        while alpha >= full / 16.0 {
+            let mut trial = state.moved(&du, &dv, alpha, solver.u_min, v_max);
+            snap_ties(m, &mut trial.u, &eval.path_loss);
+            let next = solver.evaluate(&trial);
+            if next.merit < (1.0 - 1e-4 * alpha) * eval.merit || next.worst.0 <= m.opts.tolerance {
+                accepted = Some((trial, next));
+                break;
+            }
+            fallback.get_or_insert((trial, next));
+            alpha *= 0.5;
+        }
+        if let Some((trial, next)) = accepted {
+            let gain = eval.merit / next.merit.max(1e-300);
+            dt = if alpha == full { (dt * gain.clamp(1.0, 10.0)).min(1e12) } else { dt * 0.5 };
+            (state, eval) = (trial, next);
+        } else if let Some((trial, next)) = fallback.filter(|(_, next)| next.merit <= 10.0 * best) {
+            dt *= 0.5;
+            (state, eval) = (trial, next);
+        } else {
+            dt *= 0.1;
+        }
+        best = best.min(eval.merit);
+    }
+    if eval.worst.0 <= m.opts.tolerance {
+        return Ok(Solution { windows: eval.w, congestion: eval.congestion, loads: eval.loads, iterations });
+    }
+    Err((state, FluidError::NotConverged { worst: eval.worst.1, residual: eval.worst.0, iterations }, iterations))
+}
+
+/// The step for pseudo-time step `dt`, with an active-set pass: links whose price the step
+/// would take below 0, and subflows whose window it would take below the floor, are pinned
+/// there and the step solved again without them (complementarity).
+fn constrained_step(solver: &mut Solver, state: &State, eval: &Eval, dt: f64) -> Option<(Vec<f64>, Vec<f64>)> {
+    let mut links = eval.active_link.clone();
+    let mut subflows = eval.active_subflow.clone();
+    for _ in 0..8 {
+        let (mut du, mut dv) = step(solver, eval, &subflows, &links, dt)?;
+        let mut changed = false;
+        for l in 0..dv.len() {
+            if links[l] && state.v[l] + dv[l] < 0.0 {
+                links[l] = false;
+                changed = true;
+            }
+        }
+        for r in 0..du.len() {
+            if subflows[r] && eval.g[r] < 0.0 && state.u[r] + du[r] < solver.u_min {
+                subflows[r] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            for l in (0..dv.len()).filter(|&l| !links[l] && eval.active_link[l]) {
+                dv[l] = -state.v[l];
+            }
+            for r in (0..du.len()).filter(|&r| !subflows[r] && eval.active_subflow[r]) {
+                du[r] = solver.u_min - state.u[r];
+            }
+            return Some((du, dv));
+        }
+    }
+    None
+}
+
+/// Finite-difference step in `ln w`.
+const DELTA: f64 = 1e-7;
+
+/// A flow's part of the step: its active subflows (global indices), the active links its paths
+/// cross (link indices), and `P⁻¹·[G | Bm]` (one row per active subflow, one column for G and
+/// one per link).
+struct FlowPart {
+    subflows: Vec<usize>,
+    links: Vec<usize>,
+    x: Vec<Vec<f64>>,
+}
+
+/// The step `(Δu, Δv)` for pseudo-time step `dt` with the subflows of `active_subflow` and the
+/// links of `active_link` free (the others stay), or `None` if a system is singular.
+pub(crate) fn step(solver: &mut Solver, e: &Eval, active_subflow: &[bool], active_link: &[bool], dt: f64) -> Option<(Vec<f64>, Vec<f64>)> {
+    let m = solver.m;
+    let links = &m.net.links;
+    // Schur rows: the active congestible links.
+    let mut row = vec![usize::MAX; links.len()];
+    let mut k = 0;
+    for l in 0..links.len() {
+        if links[l].congestible() && active_link[l] {
+            row[l] = k;
+            k += 1;
+        }
+    }
+    let mut s = vec![0.0; k * k];
+    let mut rhs = vec![0.0; k];
+    for l in (0..links.len()).filter(|&l| row[l] != usize::MAX) {
+        let d = if matches!(m.opts.loss_model, LossModel::Price) { 0.0 } else { -1.0 };
+        s[row[l] * k + row[l]] = 1.0 / dt - d;
+        rhs[row[l]] = e.h[l];
+    }
+    let mut parts = Vec::with_capacity(m.net.flows.len());
+    let mut w = e.w.clone();
+    let mut g2 = Vec::new();
+    for f in 0..m.net.flows.len() {
+        let range = m.range(f);
+        let act: Vec<usize> = range.clone().filter(|&r| active_subflow[r]).collect();
+        let na = act.len();
+        if na == 0 {
+            continue;
+        }
+        // P = I/dt − ∂G/∂u over the active subflows.
+        let mut p = vec![0.0; na * na];
+        g2.resize(range.len(), 0.0);
+        for (j, &rj) in act.iter().enumerate() {
+            w[rj] = e.w[rj] * DELTA.exp();
+            solver.flow_residuals(f, &w, &e.path_loss, &mut g2);
+            w[rj] = e.w[rj];
+            for (i, &ri) in act.iter().enumerate() {
+                p[i * na + j] = -(g2[ri - range.start] - e.g[ri]) / DELTA;
+            }
+            p[j * na + j] += 1.0 / dt;
+        }
+        // Likewise a subflow whose balance barely depends on its own window (a coupled law)
+        // takes at most a step of about 3 upwards from its own row; downwards it may fall.
+        for (i, &r) in act.iter().enumerate() {
+            if e.g[r] > 0.0 {
+                p[i * na + i] = p[i * na + i].max(e.g[r] / 3.0);
+            }
+        }
+        let lu = Lu::new(na, p)?;
+        // The links this flow's active paths cross.
+        let mut flow_links: Vec<usize> = Vec::new();
+        for &r in &act {
+            for &l in m.paths[r] {
+                if row[l] != usize::MAX && !flow_links.contains(&l) {
+                    flow_links.push(l);
+                }
+            }
+        }
+        // Columns: G, then ∂G/∂v_l for each of the flow's links.
+        let mut cols = vec![vec![0.0; na]; 1 + flow_links.len()];
+        for (i, &r) in act.iter().enumerate() {
+            cols[0][i] = e.g[r];
+            let q = e.path_loss[r];
+            let dg_dq = if m.opts.small_loss { -1.0 / q } else { -1.0 / (1.0 - q) - 1.0 / q };
+            for (c, &l) in flow_links.iter().enumerate() {
+                if m.paths[r].contains(&l) {
+                    cols[1 + c][i] = dg_dq * path_slope(solver, e, r, l);
+                }
+            }
+        }
+        for col in cols.iter_mut() {
+            lu.solve(col);
+        }
+        // Accumulate C·P⁻¹·[G | Bm] into the Schur system.
+        for (i, &r) in act.iter().enumerate() {
+            let x_r = e.w[r] / m.rtt[r];
+            for &l in m.paths[r] {
+                if row[l] == usize::MAX {
+                    continue;
+                }
+                let c = load_slope(solver, e, l) * x_r / e.loads[l];
+                rhs[row[l]] += c * cols[0][i];
+                for (cc, &l2) in flow_links.iter().enumerate() {
+                    s[row[l] * k + row[l2]] -= c * cols[1 + cc][i];
+                }
+            }
+        }
+        let x = (0..na).map(|i| cols.iter().map(|c| c[i]).collect()).collect();
+        parts.push(FlowPart { subflows: act, links: flow_links, x });
+    }
+    // A link whose price barely moves any flow (a price near 0 in the linear range of the
+    // variable) has a nearly empty row; damp it so that its step stays within about 3.
+    for a in 0..k {
+        s[a * k + a] = s[a * k + a].max(rhs[a].abs() / 3.0);
+    }
+    if k > 0 {
+        Lu::new(k, s)?.solve(&mut rhs);
+    }
+    let mut dv = vec![0.0; links.len()];
+    for l in (0..links.len()).filter(|&l| row[l] != usize::MAX) {
+        dv[l] = rhs[row[l]];
+    }
+    let mut du = vec![0.0; m.subflows()];
+    for part in &parts {
+        for (i, &r) in part.subflows.iter().enumerate() {
+            du[r] = part.x[i][0] + part.links.iter().enumerate().map(|(c, &l)| part.x[i][1 + c] * dv[l]).sum::<f64>();
+        }
+    }
+    Some((du, dv))
+}
+
+/// `∂q_r/∂v_l`: how subflow `r`'s path loss moves with link `l`'s price variable.
+fn path_slope(solver: &Solver, e: &Eval, r: usize, l: usize) -> f64 {
+    let m = solver.m;
+    let cong = e.congestion[l];
+    let exo = m.net.links[l].loss;
+    let dp_dv = solver.scale.slope(cong);
+    if m.opts.small_loss {
+        dp_dv
+    } else {
+        let p_link = m.link_loss(l, cong);
+        (1.0 - e.path_loss[r]) / (1.0 - p_link) * (1.0 - exo) * dp_dv
+    }
+}
+
+/// `∂H_l/∂ln y_l`.
+fn load_slope(solver: &Solver, e: &Eval, l: usize) -> f64 {
+    let m = solver.m;
+    match m.opts.loss_model {
+        LossModel::Price => {
+            if e.loads[l] > 0.0 {
+                1.0
+            } else {
+                0.0
+            }
+        }
+        LossModel::Curve { exponent } => {
+            let target = m.curve(l, e.loads[l], exponent);
+            if target >= 1.0 - 1e-12 || target <= LOSS_FLOOR {
+                0.0
+            } else if m.opts.small_loss {
+                exponent
+            } else {
+                exponent / (1.0 - target)
+            }
+        }
+    }
+}

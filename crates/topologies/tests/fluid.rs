@@ -1,0 +1,79 @@
+//! One scenario, two engines: the fluid model built from a scenario file agrees with the packet
+//! simulator where both should (long-lived flows, exogenous loss only), and refuses what it
+//! cannot represent by key.
+
+use topologies::load_text;
+
+/// Two links that never congest (1 Gb/s) and drop at random, 100 ms of round trip on each.
+fn exogenous(cc: &str, route: &str) -> String {
+    format!(
+        "[sim]\nduration = \"3000s\"\nwarmup = \"100s\"\nseed = 9\n[tcp]\nprofile = \"newreno\"\n\
+         [fluid]\nconstant = \"packet\"\n\
+         [[link]]\nname = \"a\"\nrate = \"1Gbps\"\ndelay = \"50ms\"\nbuffer = \"10000pkt\"\nloss = 0.005\n\
+         [[link]]\nname = \"b\"\nrate = \"1Gbps\"\ndelay = \"50ms\"\nbuffer = \"10000pkt\"\nloss = 0.01\n\
+         [[flow]]\nname = \"f\"\ncc = {cc}\npaths = {route}\nstart = {{ uniform = [\"0s\", \"100ms\"] }}\n"
+    )
+}
+
+/// The packet simulator's goodput of flow `f` over the fluid model's (the packet constant,
+/// √(3/(2p)) for Reno): the issue's consistency check, printed for every law.
+#[test]
+fn packet_rates_are_within_15_percent_of_the_fluid_equilibrium_under_exogenous_loss() {
+    let two = "[[\"a\"], [\"b\"]]";
+    let cases = [
+        ("reno", "\"reno\"", "[[\"a\"]]"),
+        ("uncoupled", "{ algorithm = \"uncoupled\", a = 1.0 }", two),
+        ("lia", "\"lia\"", two),
+        ("olia", "\"olia\"", two),
+        ("balia", "\"balia\"", two),
+    ];
+    let mut report = Vec::new();
+    for (name, cc, route) in cases {
+        let scenario = load_text("exogenous.toml", &exogenous(cc, route), &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let system = scenario.build_fluid().unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(system.warnings.is_empty(), "{name}: {:?}", system.warnings);
+        let eq = fluid::equilibrium(&system.network, &system.options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let fluid_bps: f64 = eq.flows[0].subflows.iter().map(|s| s.rate.unwrap() * (1.0 - s.path_loss) * system.packet_bits).sum();
+        let out = scenario.build().unwrap().run();
+        let ratio = out.flows[0].goodput_bps / fluid_bps;
+        report.push(format!(
+            "{name}: packet {:.3} Mb/s, fluid {:.3} Mb/s, ratio {ratio:.3}",
+            out.flows[0].goodput_bps / 1e6,
+            fluid_bps / 1e6
+        ));
+        assert!((0.85..=1.15).contains(&ratio), "{name}: packet/fluid = {ratio:.3}\n{}", report.join("\n"));
+    }
+    println!("{}", report.join("\n"));
+}
+
+#[test]
+fn what_the_fluid_model_cannot_represent_is_an_error_at_its_key() {
+    let error = |extra: &str| {
+        let text = format!("{}{extra}", exogenous("\"reno\"", "[[\"a\"]]"));
+        load_text("bad.toml", &text, &[]).and_then(|s| s.build_fluid().map(|_| ())).unwrap_err().to_string()
+    };
+    let sized = error("size = \"1MB\"\n");
+    assert!(sized.contains("flow.f.size") && sized.contains("long-lived"), "{sized}");
+    let stops = error("stop = \"10s\"\n");
+    assert!(stops.contains("flow.f.stop"), "{stops}");
+    let generated = error("[[traffic]]\nname = \"web\"\nkind = \"poisson\"\ninterval = \"1s\"\nsize = \"10KB\"\npaths = [[\"b\"]]\n");
+    assert!(generated.contains("traffic.web") && generated.contains("come and go"), "{generated}");
+    let down =
+        "[[link]]\nname = \"c\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\nbuffer = \"10pkt\"\nevents = [{ at = \"5s\", state = \"down\" }]\n";
+    let events = error(down);
+    assert!(events.contains("link.c.events"), "{events}");
+    let fluid_key =
+        load_text("bad.toml", &exogenous("\"reno\"", "[[\"a\"]]").replace("constant = \"packet\"", "constant = \"packets\""), &[])
+            .unwrap_err()
+            .to_string();
+    assert!(fluid_key.contains("fluid.constant"), "{fluid_key}");
+}
+
+#[test]
+fn queues_the_model_does_not_have_are_approximated_with_a_warning() {
+    let text = exogenous("\"reno\"", "[[\"a\"]]")
+        .replace("loss = 0.005\n", "loss = 0.005\nqueue = { kind = \"red\", min = \"10pkt\", max = \"30pkt\" }\n");
+    let system = load_text("red.toml", &text, &[]).unwrap().build_fluid().unwrap();
+    assert_eq!(system.warnings.len(), 1, "{:?}", system.warnings);
+    assert!(system.warnings[0].starts_with("link.a.queue: RED approximated"), "{:?}", system.warnings);
+}
