@@ -1,0 +1,33 @@
+//! The fluid model's cost: one point of a sweep on the two-link network (read, expand, build
+//! the fluid network, solve the equilibrium with its uniqueness check), and seed 002's FatTree
+//! (k = 8, 128 hosts × 8 LIA subflows, propagation RTTs). README, "Speed".
+
+use criterion::{Criterion, criterion_group, criterion_main};
+
+/// Two links, five LIA users over both and five TCP users on each.
+const TWO_LINK: &str = "[sim]\nduration = \"60s\"\n\
+    [topology]\nkind = \"two-link\"\nrate = \"10Mbps\"\ndelay = \"20ms\"\nbuffer = \"100pkt\"\n\
+    [topology.links.l2]\nrate = \"5Mbps\"\n\
+    [[flow]]\nname = \"mp\"\ncount = 5\ncc = \"lia\"\nroute = \"both\"\n\
+    [[flow]]\nname = \"a\"\ncount = 5\nroute = \"l1\"\n\
+    [[flow]]\nname = \"b\"\ncount = 5\nroute = \"l2\"\n";
+
+fn point(text: &str) -> fluid::Equilibrium {
+    let system = topologies::load_text("two-link.toml", text, &[]).and_then(|s| s.build_fluid()).expect("the scenario builds");
+    fluid::equilibrium(&system.network, &system.options).expect("it has an equilibrium")
+}
+
+fn fluid(c: &mut Criterion) {
+    let mut group = c.benchmark_group("fluid");
+    group.bench_function("two_link_point", |b| b.iter(|| point(TWO_LINK)));
+    group.sample_size(10);
+    let sets = [("traffic.perm.cc".to_string(), "lia".to_string()), ("fluid.queueing".to_string(), "none".to_string())];
+    let fat_tree = topologies::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios/seed002-fig13.toml")), &sets)
+        .and_then(|s| s.build_fluid())
+        .expect("the FatTree builds");
+    group.bench_function("fat_tree_lia", |b| b.iter(|| fluid::equilibrium(&fat_tree.network, &fat_tree.options).expect("it converges")));
+    group.finish();
+}
+
+criterion_group!(benches, fluid);
+criterion_main!(benches);
