@@ -80,6 +80,17 @@
 //! paths). A second solve that does not converge (OLIA at a tie, whose α switches with the
 //! largest window) leaves the flow [`Uniqueness::Unknown`].
 //!
+//! # Queueing delay at equilibrium
+//!
+//! The papers' equilibria run at propagation RTTs. A packet network's congested links keep a
+//! queue, and where the bandwidth-delay product is small (a datacenter's microseconds) it is
+//! most of the RTT. A link with [`Link::standing_queue`] adds `queue/c` to the RTT of every path
+//! through it while it is congested (price above 0): [`equilibrium()`] solves at propagation
+//! RTTs, then again with the queues of the links found congested, until the congested set
+//! repeats. If Newton's method does not converge at all, the model's own dynamics are followed
+//! from one packet per subflow (ten thousand longest RTTs) and Newton restarts from where they
+//! rest (Balia on two paths of unequal exogenous loss needs it).
+//!
 //! # Trajectories
 //!
 //! [`trajectory()`] integrates the ODE from windows of 1 packet (or given ones), with RTT
