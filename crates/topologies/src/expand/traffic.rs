@@ -139,6 +139,30 @@ struct Poisson {
 }
 
 impl Poisson {
+    /// The arrivals of one sender in `[start, stop)` from its stream `rng`, appended to `flows`:
+    /// `place` names the k-th flow and gives its paths (drawing from `rng` if it needs to).
+    fn arrivals(
+        &self,
+        g: &TrafficDecl,
+        routing: Routing,
+        rng: &mut Stream,
+        (start, stop): (Time, Time),
+        flows: &mut Vec<FlowModel>,
+        mut place: impl FnMut(&mut Stream, u64) -> Result<(String, Vec<Vec<String>>)>,
+    ) -> Result<()> {
+        let mut now = start + exponential(rng, self.interval);
+        let mut k = 0;
+        while now < stop {
+            let (name, paths) = place(rng, k)?;
+            let (size, until) = self.draw(rng, now);
+            flows.push(flow(g, name, paths, now, until, size));
+            check_generated(g, routing, flows.len())?;
+            now += exponential(rng, self.interval);
+            k += 1;
+        }
+        Ok(())
+    }
+
     /// A flow's size, or its stop time if it lives for a random duration.
     fn draw(&self, rng: &mut Stream, now: Time) -> (Option<SizeValue>, Option<Time>) {
         match (&self.sizes, self.lifetime) {
@@ -168,17 +192,11 @@ fn poisson_on_paths(
 ) -> Result<Vec<FlowModel>> {
     let mut flows = Vec::new();
     let mut rng = stream(routing.seed, &format!("traffic.{}", g.name));
-    let mut now = start + exponential(&mut rng, law.interval);
-    let mut k = 0;
-    while now < stop {
+    law.arrivals(g, routing, &mut rng, (start, stop), &mut flows, |_, k| {
         let name = format!("{}.{k}", g.name);
         let paths = routing.paths(paths, k, &name)?;
-        let (size, until) = law.draw(&mut rng, now);
-        flows.push(flow(g, name, paths, now, until, size));
-        check_generated(g, routing, flows.len())?;
-        now += exponential(&mut rng, law.interval);
-        k += 1;
-    }
+        Ok((name, paths))
+    })?;
     Ok(flows)
 }
 
@@ -193,18 +211,10 @@ fn poisson_between_hosts(
     let mut flows = Vec::new();
     for &src in from {
         let mut rng = stream(routing.seed, &format!("traffic.{}.h{src}", g.name));
-        let mut now = start + exponential(&mut rng, law.interval);
-        let mut k = 0;
-        while now < stop {
-            let dst = to.of(src, &mut rng);
-            let name = format!("{}.h{src}.{k}", g.name);
-            let paths = choose_paths(&topology.host_paths(src, dst), subflows, &mut rng);
-            let (size, until) = law.draw(&mut rng, now);
-            flows.push(flow(g, name, paths, now, until, size));
-            check_generated(g, routing, flows.len())?;
-            now += exponential(&mut rng, law.interval);
-            k += 1;
-        }
+        law.arrivals(g, routing, &mut rng, (start, stop), &mut flows, |rng, k| {
+            let dst = to.of(src, rng);
+            Ok((format!("{}.h{src}.{k}", g.name), choose_paths(&topology.host_paths(src, dst), subflows, rng)))
+        })?;
     }
     Ok(flows)
 }
