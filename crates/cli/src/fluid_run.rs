@@ -50,7 +50,8 @@ fn subflow_goodputs(system: &FluidSystem, eq: &Equilibrium) -> Vec<Vec<Option<f6
 }
 
 /// A flow's delivered rate: its subflows' where they are determined, else its total rate less
-/// the mean path loss.
+/// its smallest path loss (a law whose split is not determined, COUPLED's, sends on its least
+/// lossy paths only).
 fn flow_goodput(system: &FluidSystem, eq: &Equilibrium, f: usize) -> f64 {
     let flow = &eq.flows[f];
     let parts: Option<Vec<f64>> = flow.subflows.iter().map(|s| s.rate.map(|r| goodput(system, r, s.path_loss))).collect();

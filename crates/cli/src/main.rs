@@ -290,8 +290,10 @@ fn run_fluid(file: &Path, out: Option<PathBuf>, sets: &[String], quick: bool, ov
         Experiment::Aimd(_) => return Err(format!("{}: an [aimd] scenario is a model already: use `equipoise run`", file.display())),
     };
     let system = scenario.build_fluid().map_err(|e| e.to_string())?;
-    for w in &system.warnings {
-        eprintln!("warning: {}: {w}", file.display());
+    if !quiet {
+        for w in &system.warnings {
+            eprintln!("warning: {}: {w}", file.display());
+        }
     }
     let dir = out.unwrap_or_else(|| {
         let d = default_out(file);
