@@ -26,12 +26,16 @@ impl Lu {
                 }
             }
             let d = a[k * n + k];
-            for i in k + 1..n {
-                let f = a[i * n + k] / d;
-                a[i * n + k] = f;
+            // Row slices rather than indices: the update loop then has no bounds checks and
+            // vectorizes (the FatTree's 768-link system spent 60 % of its time here).
+            let (top, bottom) = a.split_at_mut((k + 1) * n);
+            let pivot_row = &top[k * n + k + 1..];
+            for row in bottom.chunks_exact_mut(n) {
+                let f = row[k] / d;
+                row[k] = f;
                 if f != 0.0 {
-                    for j in k + 1..n {
-                        a[i * n + j] -= f * a[k * n + j];
+                    for (x, &y) in row[k + 1..].iter_mut().zip(pivot_row) {
+                        *x -= f * y;
                     }
                 }
             }
@@ -46,11 +50,13 @@ impl Lu {
             b.swap(k, self.pivot[k]);
         }
         for i in 0..n {
-            let s: f64 = (0..i).map(|j| self.a[i * n + j] * b[j]).sum();
+            let row = &self.a[i * n..i * n + i];
+            let s: f64 = row.iter().zip(&b[..i]).map(|(a, x)| a * x).sum();
             b[i] -= s;
         }
         for i in (0..n).rev() {
-            let s: f64 = (i + 1..n).map(|j| self.a[i * n + j] * b[j]).sum();
+            let row = &self.a[i * n + i + 1..(i + 1) * n];
+            let s: f64 = row.iter().zip(&b[i + 1..]).map(|(a, x)| a * x).sum();
             b[i] = (b[i] - s) / self.a[i * n + i];
         }
     }
