@@ -211,10 +211,21 @@ fn fluid_series(args: &PlotArgs) -> Result<BTreeMap<String, Vec<(f64, f64)>>, St
     if numbers(&df, column).is_none() {
         return Ok(BTreeMap::new());
     }
-    let grouped = per_run(args, &df, table, column)?;
+    // The measurements are the plot: a fluid side that lacks a selected level (its points that
+    // had no equilibrium) is left out with a word, not an error.
+    let grouped = match per_run(args, &df, table, column) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("warning: the fluid side is not drawn: {e}");
+            return Ok(BTreeMap::new());
+        }
+    };
     Ok(grouped
         .into_iter()
-        .map(|(s, xs)| (s, xs.into_iter().map(|(xk, ys)| (xk as f64 / 1e6, ys.iter().sum::<f64>() / ys.len() as f64)).collect()))
+        .map(|(s, xs)| {
+            let curve = xs.into_iter().map(|(xk, ys)| (xk as f64 / 1e6, ys.iter().sum::<f64>() / ys.len() as f64));
+            (s, curve.filter(|(_, y)| y.is_finite()).collect())
+        })
         .collect())
 }
 
