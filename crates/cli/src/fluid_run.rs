@@ -251,6 +251,20 @@ pub fn render(system: &FluidSystem, eq: &Equilibrium, constant: &str) -> String 
     s
 }
 
+/// The equilibrium of `system`, or an error that says what to try when standing queues keep the
+/// solve from converging.
+pub fn solve(system: &FluidSystem) -> Result<Equilibrium, String> {
+    fluid::equilibrium(&system.network, &system.options).map_err(|e| {
+        let queues = system.network.links.iter().any(|l| l.standing_queue.is_some());
+        let hint = if queues && matches!(e, fluid::FluidError::NotConverged { .. }) {
+            " (with `--set fluid.queueing=none` the RTTs are the propagation ones, without standing queues)"
+        } else {
+            ""
+        };
+        format!("fluid model: {e}{hint}")
+    })
+}
+
 /// The name of the TCP constant `options` use, for the summary and the files' metadata.
 pub fn constant_name(options: &fluid::Options) -> &'static str {
     match options.constant {

@@ -301,7 +301,7 @@ fn run_fluid(file: &Path, out: Option<PathBuf>, sets: &[String], quick: bool, ov
     });
     let target = output::prepare(&dir, overwrite)?;
     let started = Instant::now();
-    let eq = fluid::equilibrium(&system.network, &system.options).map_err(|e| format!("{}: fluid model: {e}", file.display()))?;
+    let eq = fluid_run::solve(&system).map_err(|e| format!("{}: {e}", file.display()))?;
     let constant = fluid_run::constant_name(&system.options);
     let mut provenance = tables::Provenance {
         source: "fluid",

@@ -325,7 +325,7 @@ fn fluid_points(sweep: &Sweep, dir: &Path) -> Result<(u64, u64), String> {
         let outcome = sweep.scenario(run).map_err(|e| e.to_string()).and_then(|e| match e {
             Experiment::Packet(s) => {
                 let system = s.build_fluid().map_err(|e| e.to_string())?;
-                let eq = fluid::equilibrium(&system.network, &system.options).map_err(|e| format!("fluid model: {e}"))?;
+                let eq = crate::fluid_run::solve(&system)?;
                 if notes.is_empty() {
                     notes.push(("fluid.constant".to_string(), crate::fluid_run::constant_name(&system.options).to_string()));
                 }
