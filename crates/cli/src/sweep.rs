@@ -301,7 +301,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(u64, u64, u64), String> {
     // The fluid side is deterministic and cheap: one shard computes it, the first.
     if args.fluid && args.shard.is_none_or(|s| s.k == 1) {
         let started = std::time::Instant::now();
-        let (solved, failed) = fluid_points(&sweep, &args.out)?;
+        let (solved, failed) = fluid_points(&sweep, &args.out, args.jobs)?;
         if !args.quiet {
             let wall = started.elapsed().as_secs_f64();
             eprintln!("fluid model: {solved} points solved, {failed} without an equilibrium (in fluid/runs), {wall:.2} s");
@@ -310,28 +310,58 @@ pub fn sweep(args: &SweepArgs) -> Result<(u64, u64, u64), String> {
     Ok(counts)
 }
 
+/// One point's fluid tables and the name of the TCP constant used.
+type FluidPoint = (Vec<(&'static str, DataFrame)>, &'static str);
+
+/// The fluid model of `run`'s scenario.
+fn fluid_point(sweep: &Sweep, run: &Run) -> Result<FluidPoint, String> {
+    match sweep.scenario(run).map_err(|e| e.to_string())? {
+        Experiment::Packet(s) => {
+            let system = s.build_fluid().map_err(|e| e.to_string())?;
+            let eq = crate::fluid_run::solve(&system)?;
+            let frames = crate::fluid_run::frames(&s, &system, &eq).map_err(|e| e.to_string())?;
+            Ok((frames, crate::fluid_run::constant_name(&system.options)))
+        }
+        Experiment::Aimd(_) => Err("an AIMD-model scenario".into()),
+    }
+}
+
 /// The fluid equilibrium of every point of `sweep` (its first replicate's scenario: the model
 /// has no randomness of its own), as the tables `fluid/flows`, `fluid/links`, `fluid/metrics`
 /// and `fluid/subflows` with the runs' key columns, and `fluid/runs` with each point's status.
 /// Returns (points solved, points failed).
-fn fluid_points(sweep: &Sweep, dir: &Path) -> Result<(u64, u64), String> {
+fn fluid_points(sweep: &Sweep, dir: &Path, jobs: usize) -> Result<(u64, u64), String> {
     const FLUID_TABLES: [&str; 4] = ["flows", "links", "metrics", "subflows"];
     let kinds = key_kinds(sweep);
     let mut acc: Vec<Option<DataFrame>> = vec![None; FLUID_TABLES.len()];
     let mut runs_acc = None;
     let mut notes = Vec::new();
     let (mut solved, mut failed) = (0, 0);
-    for run in sweep.runs().iter().filter(|r| r.replicate == 0) {
-        let outcome = sweep.scenario(run).map_err(|e| e.to_string()).and_then(|e| match e {
-            Experiment::Packet(s) => {
-                let system = s.build_fluid().map_err(|e| e.to_string())?;
-                let eq = crate::fluid_run::solve(&system)?;
-                if notes.is_empty() {
-                    notes.push(("fluid.constant".to_string(), crate::fluid_run::constant_name(&system.options).to_string()));
-                }
-                crate::fluid_run::frames(&s, &system, &eq).map_err(|e| e.to_string())
+    let runs: Vec<Run> = sweep.runs().into_iter().filter(|r| r.replicate == 0).collect();
+    // Points solved on `jobs` threads (a FatTree takes seconds), stacked in point order.
+    let next = AtomicUsize::new(0);
+    let mut outcomes: Vec<(usize, Result<FluidPoint, String>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs.max(1))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    while let Some(run) = runs.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        mine.push((run.index, fluid_point(sweep, run)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        let joined: Result<Vec<Vec<_>>, _> = workers.into_iter().map(|w| w.join()).collect();
+        joined.map(|all| all.into_iter().flatten().collect()).map_err(|_| "the fluid model panicked".to_string())
+    })?;
+    outcomes.sort_by_key(|(index, _)| *index);
+    for (run, (_, outcome)) in runs.iter().zip(outcomes) {
+        let outcome = outcome.map(|(frames, constant)| {
+            if notes.is_empty() {
+                notes.push(("fluid.constant".to_string(), constant.to_string()));
             }
-            Experiment::Aimd(_) => Err("an AIMD-model scenario".into()),
+            frames
         });
         let (status, error) = match outcome {
             Ok(frames) => {

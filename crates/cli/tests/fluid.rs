@@ -95,6 +95,14 @@ fn sweep_fluid_adds_the_equilibrium_of_every_point_and_plot_draws_it() {
     for key in ["point", "replicate", "seed", "link.l.loss"] {
         assert!(links.column(key).is_ok(), "key column {key}");
     }
+    // The points are solved on --jobs threads: one thread writes the same bytes.
+    let single = dir.join("single");
+    let o = equipoise(&["sweep", sweep.to_str().unwrap(), "--out", single.to_str().unwrap(), "--fluid", "--jobs", "1", "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for table in ["flows", "links", "metrics", "subflows", "runs"] {
+        let file = format!("fluid/{table}/points.parquet");
+        assert_eq!(std::fs::read(out.join(&file)).unwrap(), std::fs::read(single.join(&file)).unwrap(), "{file}");
+    }
     let (flows, _) = read(&out.join("fluid/flows/points.parquet"));
     let goodput: Vec<f64> = flows.column("goodput_bps").unwrap().f64().unwrap().into_no_null_iter().collect();
     // Rate ∝ 1/√p: doubling the loss divides the goodput by about √2.
