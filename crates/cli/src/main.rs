@@ -295,10 +295,7 @@ fn run_fluid(file: &Path, out: Option<PathBuf>, sets: &[String], quick: bool, ov
             eprintln!("warning: {}: {w}", file.display());
         }
     }
-    let dir = out.unwrap_or_else(|| {
-        let d = default_out(file);
-        d.with_file_name(format!("{}-fluid", d.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()))
-    });
+    let dir = out.unwrap_or_else(|| suffixed(default_out(file), "-fluid"));
     let target = output::prepare(&dir, overwrite)?;
     let started = Instant::now();
     let eq = fluid_run::solve(&system).map_err(|e| format!("{}: {e}", file.display()))?;
@@ -400,7 +397,12 @@ fn is_sweep_file(file: &Path) -> bool {
 /// variant.
 fn default_dataset(file: &Path, quick: bool) -> PathBuf {
     let out = default_out(file);
-    if quick { out.with_file_name(format!("{}-quick", out.file_name().map(|n| n.to_string_lossy()).unwrap_or_default())) } else { out }
+    if quick { suffixed(out, "-quick") } else { out }
+}
+
+/// `dir` with `suffix` after its last component (`results/x` → `results/x-quick`).
+fn suffixed(dir: PathBuf, suffix: &str) -> PathBuf {
+    dir.with_file_name(format!("{}{suffix}", dir.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()))
 }
 
 fn write_slurm(file: &Path, out: &Path, args: &slurm::SlurmArgs) -> Result<(), String> {

@@ -119,6 +119,14 @@ fn run_columns(sweep: &Sweep, kinds: &[KeyKind], run: &Run, height: usize) -> Ve
     cols
 }
 
+/// A `runs/` row's columns: the run's key columns, `status` ("ok" or "failed") and `error`.
+fn status_row(sweep: &Sweep, kinds: &[KeyKind], run: &Run, status: &str, error: Option<String>) -> Vec<Column> {
+    let mut cols = run_columns(sweep, kinds, run, 1);
+    cols.push(Column::new("status".into(), vec![status]));
+    cols.push(Column::new("error".into(), vec![error]));
+    cols
+}
+
 fn prepend(df: DataFrame, cols: Vec<Column>) -> PolarsResult<DataFrame> {
     let mut all = cols;
     all.extend(df.into_columns());
@@ -197,9 +205,7 @@ fn execute(sweep: &Sweep, kinds: &[KeyKind], batch: usize, runs: &[Run], dir: &P
                 ("failed", Some(e), 0)
             }
         };
-        let mut cols = run_columns(sweep, kinds, run, 1);
-        cols.push(Column::new("status".into(), vec![status]));
-        cols.push(Column::new("error".into(), vec![error]));
+        let mut cols = status_row(sweep, kinds, run, status, error);
         cols.push(Column::new("events".into(), vec![events]));
         stack(&mut runs_acc, DataFrame::new(1, cols).map_err(|e| e.to_string())?)?;
     }
@@ -378,9 +384,7 @@ fn fluid_points(sweep: &Sweep, dir: &Path, jobs: usize) -> Result<(u64, u64), St
                 ("failed", Some(e))
             }
         };
-        let mut cols = run_columns(sweep, &kinds, run, 1);
-        cols.push(Column::new("status".into(), vec![status]));
-        cols.push(Column::new("error".into(), vec![error]));
+        let cols = status_row(sweep, &kinds, run, status, error);
         stack(&mut runs_acc, DataFrame::new(1, cols).map_err(|e| e.to_string())?)?;
     }
     let name = Path::new(&sweep.file).file_name().map_or_else(|| sweep.file.clone(), |n| n.to_string_lossy().into_owned());

@@ -54,31 +54,25 @@ impl Scenario {
                     "a link that goes down or up changes the network; the fluid model has one network",
                 ));
             }
-            let queue = match &link.queue {
-                QueueModel::DropTail => None,
-                QueueModel::Red { .. } => Some("RED"),
-                QueueModel::RandomDrop { .. } => Some("a random-drop zone"),
-                QueueModel::ThresholdDropper { .. } => Some("a threshold-dropper"),
+            let bps = rate.as_bps() as f64;
+            let capacity = bps / packet_bits;
+            let buffer = self.bytes(link.buffer, rate) / self.sim.mss as f64;
+            let packets = |v: BufferValue| self.bytes(v, rate) / self.sim.mss as f64;
+            // The queue a congested link keeps (drop-tail loses only when full, a random-drop
+            // zone within its zone, RED between its thresholds, a threshold-dropper at its
+            // threshold), and the disciplines the loss model only approximates.
+            let (standing, approximation) = match &link.queue {
+                QueueModel::DropTail => (buffer, None),
+                QueueModel::RandomDrop { zone, .. } => (buffer - packets(*zone) / 2.0, Some("a random-drop zone")),
+                QueueModel::Red { min, max, .. } => ((packets(*min) + packets(*max)) / 2.0, Some("RED")),
+                QueueModel::ThresholdDropper { threshold, .. } => (*threshold as f64, Some("a threshold-dropper")),
             };
-            if let Some(kind) = queue {
+            if let Some(kind) = approximation {
                 match approximated.iter_mut().find(|(k, _, _)| *k == kind) {
                     Some((_, _, n)) => *n += 1,
                     None => approximated.push((kind, link.key.clone(), 1)),
                 }
             }
-            let bps = rate.as_bps() as f64;
-            let capacity = bps / packet_bits;
-            let buffer = self.bytes(link.buffer, rate) / self.sim.mss as f64;
-            let packets = |v: BufferValue| self.bytes(v, rate) / self.sim.mss as f64;
-            // The queue a congested link keeps: drop-tail loses only when full, a random-drop
-            // zone within its zone, RED between its thresholds, a threshold-dropper at its
-            // threshold.
-            let standing = match &link.queue {
-                QueueModel::DropTail => buffer,
-                QueueModel::RandomDrop { zone, .. } => buffer - packets(*zone) / 2.0,
-                QueueModel::Red { min, max, .. } => (packets(*min) + packets(*max)) / 2.0,
-                QueueModel::ThresholdDropper { threshold, .. } => *threshold as f64,
-            };
             let mut fluid_link =
                 fluid::Link::new(&link.name, capacity).with_delay(link.delay.as_secs_f64()).with_loss(link.loss).with_buffer(buffer);
             if self.fluid.queueing {
