@@ -159,6 +159,10 @@ pub fn frames(scenario: &Scenario, system: &FluidSystem, eq: &Equilibrium) -> Po
             col("loss_rate", l.iter().map(|r| r.loss).collect::<Vec<_>>()),
             col("congestion_loss", l.iter().map(|r| r.congestion_loss).collect::<Vec<_>>()),
             col("load_pps", l.iter().map(|r| r.load).collect::<Vec<_>>()),
+            col(
+                "mean_queue_pkts",
+                l.iter().zip(&system.network.links).map(|(r, link)| r.queueing_delay * link.capacity).collect::<Vec<_>>(),
+            ),
         ],
     )?;
     let m = metrics(scenario, system, eq);

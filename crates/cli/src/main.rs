@@ -309,10 +309,8 @@ fn run_fluid(file: &Path, out: Option<PathBuf>, sets: &[String], quick: bool, ov
     let mut frames = fluid_run::frames(&scenario, &system, &eq).map_err(|e| e.to_string())?;
     if let Some(dt) = scenario.sim.sample_interval {
         let options = fluid::TrajectoryOptions {
-            duration: scenario.sim.duration.as_secs_f64(),
-            sample_interval: dt.as_secs_f64(),
             integrator: system.integrator,
-            initial_windows: None,
+            ..fluid::TrajectoryOptions::new(scenario.sim.duration.as_secs_f64(), dt.as_secs_f64())
         };
         let t = fluid::trajectory(&system.network, &system.options, options)
             .map_err(|e| format!("{}: fluid trajectory: {e}", file.display()))?;

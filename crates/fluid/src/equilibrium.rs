@@ -3,7 +3,7 @@
 use crate::error::FluidError;
 use crate::model::{Model, ZERO_SHARE};
 use crate::network::Network;
-use crate::options::{LossModel, Options};
+use crate::options::Options;
 use crate::solver::{self, Solution};
 
 /// Whether a flow's equilibrium split over its subflows is determined.
@@ -40,8 +40,8 @@ pub struct SubflowEquilibrium {
     pub rate: Option<f64>,
     /// Loss probability of the path, `1 − Π(1 − p_l)` (or `Σ p_l` in the small-loss model).
     pub path_loss: f64,
-    /// RTT, seconds: the propagation RTT plus the standing queues of the congested links on
-    /// the path (none unless links have [`crate::Link::standing_queue`]).
+    /// RTT, seconds: the propagation RTT plus the queueing delays of the links on the path
+    /// (none unless links have [`crate::Link::standing_queue`]).
     pub rtt: f64,
 }
 
@@ -69,6 +69,9 @@ pub struct LinkEquilibrium {
     pub congestion_loss: f64,
     /// Arrival rate, packets per second.
     pub load: f64,
+    /// Queueing delay of its standing queue, seconds (0 without [`crate::Link::standing_queue`]):
+    /// the queue in packets is this times the capacity.
+    pub queueing_delay: f64,
     /// Load over capacity (0 for an infinite link).
     pub utilization: f64,
 }
@@ -108,59 +111,30 @@ impl Equilibrium {
 /// loss nor a congestible link, and with [`FluidError::NotConverged`] (naming the worst flow or
 /// link) when the iteration does not reach the tolerance.
 ///
-/// With standing queues ([`crate::Link::standing_queue`], price model only) the RTTs depend on
-/// which links are congested and the congested links on the RTTs: the equilibrium is solved at
-/// propagation RTTs, then again with the standing queues of the links found congested, until
-/// the congested set repeats ([`FluidError::NotConverged`] if it cycles).
+/// With standing queues ([`crate::Link::standing_queue`], price model only) a link at capacity
+/// holds a queue between empty and full, and loses packets only when it is full; the queueing
+/// delay is part of every RTT through it.
 pub fn equilibrium(net: &Network, opts: &Options) -> Result<Equilibrium, FluidError> {
-    let queues = opts.loss_model == LossModel::Price && net.links.iter().any(|l| l.standing_queue.is_some_and(|q| q > 0.0));
-    let mut congested = vec![false; net.links.len()];
-    let mut seen: Vec<Vec<bool>> = Vec::new();
-    for round in 1.. {
-        let eq = solve_with_queues(net, opts, &congested)?;
-        let now: Vec<bool> = eq.links.iter().map(|l| l.congestion_loss > 0.0).collect();
-        if !queues || now == congested {
-            return Ok(eq);
-        }
-        if seen.contains(&now) || round == MAX_QUEUE_ROUNDS {
-            let worst = net.links.iter().zip(now.iter().zip(&congested)).find(|(_, (a, b))| a != b).map(|(l, _)| l.name.as_str());
-            return Err(FluidError::NotConverged {
-                worst: format!("the set of congested links (queueing delay), which keeps changing at link \"{}\"", worst.unwrap_or("?")),
-                residual: 1.0,
-                iterations: round,
-            });
-        }
-        seen.push(std::mem::replace(&mut congested, now));
-    }
-    unreachable!("the loop returns")
-}
-
-/// Rounds of [`equilibrium`]'s search for the congested set before it gives up.
-const MAX_QUEUE_ROUNDS: usize = 20;
-
-/// The equilibrium at RTTs that include the standing queues of the `congested` links.
-fn solve_with_queues(net: &Network, opts: &Options, congested: &[bool]) -> Result<Equilibrium, FluidError> {
-    let mut m = Model::new(net, opts)?;
-    for r in 0..m.subflows() {
-        let queueing: f64 =
-            m.paths[r].iter().filter(|&&l| congested[l]).map(|&l| net.links[l].standing_queue.unwrap_or(0.0) / net.links[l].capacity).sum();
-        m.rtt[r] = m.prop_rtt[r] + queueing;
-    }
+    let m = Model::new(net, opts)?;
     net.check_bounded()?;
+    let solver = solver::Solver::new(&m);
+    // Start with full queues (the longest RTTs) and 1 % congestion loss on every congestible
+    // link.
     let start_p = 0.01;
-    let congestion: Vec<f64> = net.links.iter().map(|l| if l.congestible() { start_p } else { 0.0 }).collect();
+    let prices: Vec<f64> = (0..net.links.len()).map(|l| if m.priced[l] { solver.prices.var(l, start_p) } else { 0.0 }).collect();
+    let congestion: Vec<f64> = (0..net.links.len()).map(|l| if m.priced[l] { start_p } else { 0.0 }).collect();
     let windows = initial_windows(&m, &congestion);
     // Phase 1: a well-behaved proxy law finds prices of the right magnitude.
-    let (windows, congestion) = match solver::solve(&m, &windows, &congestion, true) {
-        Ok(s) => (s.windows, s.congestion),
-        Err(_) => (windows, congestion),
+    let (windows, prices) = match solver::solve(&m, &windows, &prices, true) {
+        Ok(s) => (s.windows, s.prices),
+        Err(_) => (windows, prices),
     };
-    let first = match solver::solve(&m, &windows, &congestion, false) {
+    let first = match solver::solve(&m, &windows, &prices, false) {
         Ok(s) => s,
         // Newton can stall where the law's own dynamics do not (Balia on unequal losses): follow
         // them to their resting point and solve from there.
         Err(e) => match settled_windows(net, opts, &m) {
-            Some(w) => solver::solve(&m, &w, &congestion, false).map_err(|_| e)?,
+            Some(w) => solver::solve(&m, &w, &prices, false).map_err(|_| e)?,
             None => return Err(e),
         },
     };
@@ -176,19 +150,24 @@ fn solve_with_queues(net: &Network, opts: &Options, congested: &[bool]) -> Resul
                 windows[r] = total * weights[i] / sum;
             }
         }
-        Some(solver::solve(&m, &windows, &first.congestion, false).map_err(|e| format!("the solve from an uneven split failed: {e}")))
+        Some(solver::solve(&m, &windows, &first.prices, false).map_err(|e| format!("the solve from an uneven split failed: {e}")))
     } else {
         None
     };
     Ok(report(&m, &first, second))
 }
 
+/// Steps the fallback's trajectory may take ([`settled_windows`]): Balia on two paths needs a
+/// few hundred; a large network whose law switches often (OLIA) would take minutes.
+const SETTLING_STEPS: usize = 20_000;
+
 /// The windows the model's dynamics reach from one packet each after ten thousand of its longest
 /// round trips, if they are at rest there.
 fn settled_windows(net: &Network, opts: &Options, m: &Model) -> Option<Vec<f64>> {
-    let longest = m.rtt.iter().fold(0.0f64, |a, &b| a.max(b));
+    let longest = m.prop_rtt.iter().fold(0.0f64, |a, &b| a.max(b));
     let duration = 1e4 * longest.max(1e-3);
-    let t = crate::trajectory(net, opts, crate::TrajectoryOptions::new(duration, duration / 2.0)).ok()?;
+    let steps = crate::TrajectoryOptions { step_budget: SETTLING_STEPS, ..crate::TrajectoryOptions::new(duration, duration / 2.0) };
+    let t = crate::trajectory(net, opts, steps).ok()?;
     let n = m.subflows();
     let (before, end) = t.rows.split_at(t.rows.len() - n);
     let before = &before[before.len() - n..];
@@ -219,7 +198,7 @@ fn report(m: &Model, first: &Solution, second: Option<Result<Solution, String>>)
     let link_loss: Vec<f64> = (0..net.links.len()).map(|l| m.link_loss(l, first.congestion[l])).collect();
     let mut path_loss = vec![0.0; m.subflows()];
     m.path_losses(&link_loss, &mut path_loss);
-    let rate = |s: &Solution, r: usize| s.windows[r] / m.rtt[r];
+    let rate = |s: &Solution, r: usize| s.windows[r] / s.rtt[r];
     let flows = net
         .flows
         .iter()
@@ -243,9 +222,9 @@ fn report(m: &Model, first: &Solution, second: Option<Result<Solution, String>>)
                     let w = if first.windows[r] < ZERO_SHARE * w_max { 0.0 } else { first.windows[r] };
                     SubflowEquilibrium {
                         window: determined.then_some(w),
-                        rate: determined.then_some(w / m.rtt[r]),
+                        rate: determined.then_some(w / first.rtt[r]),
                         path_loss: path_loss[r],
-                        rtt: m.rtt[r],
+                        rtt: first.rtt[r],
                     }
                 })
                 .collect();
@@ -261,6 +240,7 @@ fn report(m: &Model, first: &Solution, second: Option<Result<Solution, String>>)
             loss: link_loss[l],
             congestion_loss: first.congestion[l],
             load: first.loads[l],
+            queueing_delay: first.delay[l],
             utilization: if link.congestible() { first.loads[l] / link.capacity } else { 0.0 },
         })
         .collect();

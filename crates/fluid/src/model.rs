@@ -31,11 +31,10 @@ pub(crate) struct Model<'a> {
     pub flow_of: Vec<usize>,
     /// Propagation RTT of each global subflow, seconds.
     pub prop_rtt: Vec<f64>,
-    /// The RTT each global subflow runs at in an equilibrium, seconds: the propagation RTT
-    /// plus the standing queues of the congested links on its path ([`crate::equilibrium`]).
-    pub rtt: Vec<f64>,
     /// Link indices of each global subflow's path.
     pub paths: Vec<&'a [usize]>,
+    /// Whether each link takes part in the equilibrium as a constraint (finite capacity).
+    pub priced: Vec<bool>,
 }
 
 impl<'a> Model<'a> {
@@ -55,8 +54,8 @@ impl<'a> Model<'a> {
             offsets: vec![0],
             flow_of: vec![],
             prop_rtt: vec![],
-            rtt: vec![],
             paths: vec![],
+            priced: vec![],
         };
         for (f, flow) in net.flows.iter().enumerate() {
             for (r, s) in flow.subflows.iter().enumerate() {
@@ -66,7 +65,7 @@ impl<'a> Model<'a> {
             }
             m.offsets.push(m.flow_of.len());
         }
-        m.rtt = m.prop_rtt.clone();
+        m.priced = net.links.iter().map(|l| l.congestible()).collect();
         Ok(m)
     }
 

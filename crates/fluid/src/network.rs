@@ -20,9 +20,10 @@ pub struct Link {
     /// Buffer, packets: in trajectories its queue adds `q/c` of queueing delay and, with the
     /// price loss model, drops only when full. `None`: no queue (no queueing delay).
     pub buffer: Option<f64>,
-    /// The queue the link holds while it is congested, packets: at equilibrium under the price
-    /// model a congested link (price above 0) adds `standing_queue/c` to the RTT of every path
-    /// through it. `None`: no queueing delay at equilibrium (the papers' models).
+    /// The largest queue the link holds at equilibrium, packets (price model): a link at
+    /// capacity holds between 0 and this many packets, and loses packets only when it is full;
+    /// the queueing delay is part of the RTT of every path through it. `None`: no queueing
+    /// delay at equilibrium (the papers' models).
     pub standing_queue: Option<f64>,
 }
 
@@ -53,7 +54,8 @@ impl Link {
         Link { buffer: Some(packets), ..self }
     }
 
-    /// The same link holding a standing queue of `packets` while congested.
+    /// The same link holding a queue of up to `packets` at equilibrium (see
+    /// [`Link::standing_queue`]).
     pub fn with_standing_queue(self, packets: f64) -> Link {
         Link { standing_queue: Some(packets), ..self }
     }

@@ -25,14 +25,23 @@ use crate::solver::{Eval, Solution, Solver, State, snap_ties};
 /// last state, the error and the iterations spent.
 pub(crate) fn run(solver: &mut Solver, mut state: State, max_iterations: usize) -> Result<Solution, (State, FluidError, usize)> {
     let m = solver.m;
-    let v_max = solver.scale.max;
+    let v_max = solver.v_max.clone();
     let mut eval = solver.evaluate(&state);
     let mut best = eval.merit;
     let mut dt = 1e4;
     let mut iterations = 0;
+    // Merit 40 iterations ago: an iteration that has not halved it since is stalled.
+    let mut history: std::collections::VecDeque<f64> = std::collections::VecDeque::new();
     while iterations < max_iterations && dt > 1e-10 {
+        history.push_back(eval.merit);
+        if history.len() > STALL_WINDOW {
+            let then = history.pop_front().unwrap_or(f64::INFINITY);
+            if eval.merit > 0.5 * then {
+                break;
+            }
+        }
         if eval.worst.0 <= m.opts.tolerance {
-            return Ok(Solution { windows: eval.w, congestion: eval.congestion, loads: eval.loads, iterations });
+            return Ok(Solution::new(eval, &state, iterations));
         }
         iterations += 1;
         let Some((du, dv)) = constrained_step(solver, &state, &eval, dt) else {
@@ -52,8 +61,8 @@ pub(crate) fn run(solver: &mut Solver, mut state: State, max_iterations: usize) 
         let mut fallback = None;
         let mut accepted = None;
         while alpha >= full / 16.0 {
-            let mut trial = state.moved(&du, &dv, alpha, solver.u_min, v_max);
-            snap_ties(m, &mut trial.u, &eval.path_loss);
+            let mut trial = state.moved(&du, &dv, alpha, solver.u_min, &v_max);
+            snap_ties(m, &mut trial.u, &eval.rtt, &eval.path_loss);
             let next = solver.evaluate(&trial);
             if next.merit < (1.0 - 1e-4 * alpha) * eval.merit || next.worst.0 <= m.opts.tolerance {
                 accepted = Some((trial, next));
@@ -75,23 +84,41 @@ pub(crate) fn run(solver: &mut Solver, mut state: State, max_iterations: usize) 
         best = best.min(eval.merit);
     }
     if eval.worst.0 <= m.opts.tolerance {
-        return Ok(Solution { windows: eval.w, congestion: eval.congestion, loads: eval.loads, iterations });
+        return Ok(Solution::new(eval, &state, iterations));
     }
     Err((state, FluidError::NotConverged { worst: eval.worst.1, residual: eval.worst.0, iterations }, iterations))
 }
 
+/// Iterations after which Newton's iteration gives up unless it has halved its merit since.
+const STALL_WINDOW: usize = 40;
+
 /// The step for pseudo-time step `dt`, with an active-set pass: links whose price the step
 /// would take below 0, and subflows whose window it would take below the floor, are pinned
-/// there and the step solved again without them (complementarity).
+/// there and the step solved again without them (complementarity). Likewise a link the step
+/// would take across the end of its queue (see [`crate::solver::Prices`]) stops there: the
+/// next step sees the slopes of the other side, where delay gives way to loss.
 fn constrained_step(solver: &mut Solver, state: &State, eval: &Eval, dt: f64) -> Option<(Vec<f64>, Vec<f64>)> {
     let mut links = eval.active_link.clone();
+    let mut pinned: Vec<Option<f64>> = vec![None; links.len()];
     let mut subflows = eval.active_subflow.clone();
     for _ in 0..8 {
         let (mut du, mut dv) = step(solver, eval, &subflows, &links, dt)?;
         let mut changed = false;
         for l in 0..dv.len() {
-            if links[l] && state.v[l] + dv[l] < 0.0 {
+            if !links[l] {
+                continue;
+            }
+            let (v, next) = (state.v[l], state.v[l] + dv[l]);
+            let stop = if next < 0.0 {
+                Some(0.0)
+            } else if solver.prices.has_queue(l) && (v < 1.0) != (next < 1.0) && v != 1.0 {
+                Some(1.0)
+            } else {
+                None
+            };
+            if stop.is_some() {
                 links[l] = false;
+                pinned[l] = stop;
                 changed = true;
             }
         }
@@ -103,7 +130,7 @@ fn constrained_step(solver: &mut Solver, state: &State, eval: &Eval, dt: f64) ->
         }
         if !changed {
             for l in (0..dv.len()).filter(|&l| !links[l] && eval.active_link[l]) {
-                dv[l] = -state.v[l];
+                dv[l] = pinned[l].unwrap_or(0.0) - state.v[l];
             }
             for r in (0..du.len()).filter(|&r| !subflows[r] && eval.active_subflow[r]) {
                 du[r] = solver.u_min - state.u[r];
@@ -135,7 +162,7 @@ pub(crate) fn step(solver: &mut Solver, e: &Eval, active_subflow: &[bool], activ
     let mut row = vec![usize::MAX; links.len()];
     let mut k = 0;
     for l in 0..links.len() {
-        if links[l].congestible() && active_link[l] {
+        if m.priced[l] && active_link[l] {
             row[l] = k;
             k += 1;
         }
@@ -147,76 +174,39 @@ pub(crate) fn step(solver: &mut Solver, e: &Eval, active_subflow: &[bool], activ
         s[row[l] * k + row[l]] = 1.0 / dt - d;
         rhs[row[l]] = e.h[l];
     }
+    // −D: a queue's delay lowers the rates, so the load, of every path through it.
+    for (r, path) in m.paths.iter().enumerate() {
+        let x_r = e.w[r] / e.rtt[r];
+        for &l in path.iter().filter(|&&l| row[l] != usize::MAX) {
+            for &l2 in path.iter().filter(|&&l2| row[l2] != usize::MAX && e.delay_slope[l2] > 0.0) {
+                s[row[l] * k + row[l2]] += load_slope(solver, e, l) * x_r / e.loads[l] * e.delay_slope[l2] / e.rtt[r];
+            }
+        }
+    }
     let mut parts = Vec::with_capacity(m.net.flows.len());
-    let mut w = e.w.clone();
-    let mut g2 = Vec::new();
+    let mut scratch = (e.w.clone(), e.rtt.clone());
     for f in 0..m.net.flows.len() {
-        let range = m.range(f);
-        let act: Vec<usize> = range.clone().filter(|&r| active_subflow[r]).collect();
-        let na = act.len();
-        if na == 0 {
+        let Some(part) = flow_part(solver, e, f, active_subflow, &row, dt, &mut scratch) else {
+            if m.range(f).any(|r| active_subflow[r]) {
+                return None;
+            }
             continue;
-        }
-        // P = I/dt − ∂G/∂u over the active subflows.
-        let mut p = vec![0.0; na * na];
-        g2.resize(range.len(), 0.0);
-        for (j, &rj) in act.iter().enumerate() {
-            w[rj] = e.w[rj] * DELTA.exp();
-            solver.flow_residuals(f, &w, &e.path_loss, &mut g2);
-            w[rj] = e.w[rj];
-            for (i, &ri) in act.iter().enumerate() {
-                p[i * na + j] = -(g2[ri - range.start] - e.g[ri]) / DELTA;
-            }
-            p[j * na + j] += 1.0 / dt;
-        }
-        // Likewise a subflow whose balance barely depends on its own window (a coupled law)
-        // takes at most a step of about 3 upwards from its own row; downwards it may fall.
-        for (i, &r) in act.iter().enumerate() {
-            if e.g[r] > 0.0 {
-                p[i * na + i] = p[i * na + i].max(e.g[r] / 3.0);
-            }
-        }
-        let lu = Lu::new(na, p)?;
-        // The links this flow's active paths cross.
-        let mut flow_links: Vec<usize> = Vec::new();
-        for &r in &act {
-            for &l in m.paths[r] {
-                if row[l] != usize::MAX && !flow_links.contains(&l) {
-                    flow_links.push(l);
-                }
-            }
-        }
-        // Columns: G, then ∂G/∂v_l for each of the flow's links.
-        let mut cols = vec![vec![0.0; na]; 1 + flow_links.len()];
-        for (i, &r) in act.iter().enumerate() {
-            cols[0][i] = e.g[r];
-            let q = e.path_loss[r];
-            let dg_dq = if m.opts.small_loss { -1.0 / q } else { -1.0 / (1.0 - q) - 1.0 / q };
-            for (c, &l) in flow_links.iter().enumerate() {
-                if m.paths[r].contains(&l) {
-                    cols[1 + c][i] = dg_dq * path_slope(solver, e, r, l);
-                }
-            }
-        }
-        for col in cols.iter_mut() {
-            lu.solve(col);
-        }
+        };
         // Accumulate C·P⁻¹·[G | Bm] into the Schur system.
-        for (i, &r) in act.iter().enumerate() {
-            let x_r = e.w[r] / m.rtt[r];
+        for (i, &r) in part.subflows.iter().enumerate() {
+            let x_r = e.w[r] / e.rtt[r];
             for &l in m.paths[r] {
                 if row[l] == usize::MAX {
                     continue;
                 }
                 let c = load_slope(solver, e, l) * x_r / e.loads[l];
-                rhs[row[l]] += c * cols[0][i];
-                for (cc, &l2) in flow_links.iter().enumerate() {
-                    s[row[l] * k + row[l2]] -= c * cols[1 + cc][i];
+                rhs[row[l]] += c * part.x[i][0];
+                for (cc, &l2) in part.links.iter().enumerate() {
+                    s[row[l] * k + row[l2]] -= c * part.x[i][1 + cc];
                 }
             }
         }
-        let x = (0..na).map(|i| cols.iter().map(|c| c[i]).collect()).collect();
-        parts.push(FlowPart { subflows: act, links: flow_links, x });
+        parts.push(part);
     }
     // A link whose price barely moves any flow (a price near 0 in the linear range of the
     // variable) has a nearly empty row; damp it so that its step stays within about 3.
@@ -239,16 +229,102 @@ pub(crate) fn step(solver: &mut Solver, e: &Eval, active_subflow: &[bool], activ
     Some((du, dv))
 }
 
+/// Flow `f`'s part of the step (`None` if it has no active subflow or its `P` is singular):
+/// `P = I/dt − ∂G/∂u` by finite differences of its law, and `Bm = ∂G/∂v` through its own
+/// path losses and, on links within their queue, through its subflows' RTTs (a coupled law
+/// reads its siblings' RTTs), the latter by finite differences too. `scratch` holds copies of
+/// the windows and RTTs of `e`, perturbed and restored here.
+#[allow(clippy::too_many_arguments)]
+fn flow_part(
+    solver: &mut Solver,
+    e: &Eval,
+    f: usize,
+    active_subflow: &[bool],
+    row: &[usize],
+    dt: f64,
+    (w, rtt): &mut (Vec<f64>, Vec<f64>),
+) -> Option<FlowPart> {
+    let m = solver.m;
+    let range = m.range(f);
+    let act: Vec<usize> = range.clone().filter(|&r| active_subflow[r]).collect();
+    let na = act.len();
+    if na == 0 {
+        return None;
+    }
+    let mut g2 = vec![0.0; range.len()];
+    // P = I/dt − ∂G/∂u over the active subflows.
+    let mut p = vec![0.0; na * na];
+    for (j, &rj) in act.iter().enumerate() {
+        w[rj] = e.w[rj] * DELTA.exp();
+        solver.flow_residuals(f, w, &e.rtt, &e.path_loss, &mut g2);
+        w[rj] = e.w[rj];
+        for (i, &ri) in act.iter().enumerate() {
+            p[i * na + j] = -(g2[ri - range.start] - e.g[ri]) / DELTA;
+        }
+        p[j * na + j] += 1.0 / dt;
+    }
+    // A subflow whose balance barely depends on its own window (a coupled law) takes at most a
+    // step of about 3 upwards from its own row; downwards it may fall.
+    for (i, &r) in act.iter().enumerate() {
+        if e.g[r] > 0.0 {
+            p[i * na + i] = p[i * na + i].max(e.g[r] / 3.0);
+        }
+    }
+    let lu = Lu::new(na, p)?;
+    // The links this flow's active paths cross.
+    let mut flow_links: Vec<usize> = Vec::new();
+    for &r in &act {
+        for &l in m.paths[r] {
+            if row[l] != usize::MAX && !flow_links.contains(&l) {
+                flow_links.push(l);
+            }
+        }
+    }
+    // Columns: G, then ∂G/∂v_l for each of the flow's links.
+    let mut cols = vec![vec![0.0; na]; 1 + flow_links.len()];
+    for (i, &r) in act.iter().enumerate() {
+        cols[0][i] = e.g[r];
+        let q = e.path_loss[r];
+        let dg_dq = if m.opts.small_loss { -1.0 / q } else { -1.0 / (1.0 - q) - 1.0 / q };
+        for (c, &l) in flow_links.iter().enumerate() {
+            if m.paths[r].contains(&l) {
+                cols[1 + c][i] = dg_dq * path_slope(solver, e, r, l);
+            }
+        }
+    }
+    // Through the RTTs: ∂G_i/∂ln τ_j by perturbing subflow j's RTT, times ∂ln τ_j/∂v_l.
+    for rj in range.clone() {
+        let queued: Vec<usize> =
+            (0..flow_links.len()).filter(|&c| e.delay_slope[flow_links[c]] > 0.0 && m.paths[rj].contains(&flow_links[c])).collect();
+        if queued.is_empty() {
+            continue;
+        }
+        rtt[rj] = e.rtt[rj] * DELTA.exp();
+        solver.flow_residuals(f, &e.w, rtt, &e.path_loss, &mut g2);
+        rtt[rj] = e.rtt[rj];
+        for (i, &ri) in act.iter().enumerate() {
+            let dg = (g2[ri - range.start] - e.g[ri]) / DELTA;
+            for &c in &queued {
+                cols[1 + c][i] += dg * e.delay_slope[flow_links[c]] / e.rtt[rj];
+            }
+        }
+    }
+    for col in cols.iter_mut() {
+        lu.solve(col);
+    }
+    let x = (0..na).map(|i| cols.iter().map(|c| c[i]).collect()).collect();
+    Some(FlowPart { subflows: act, links: flow_links, x })
+}
+
 /// `∂q_r/∂v_l`: how subflow `r`'s path loss moves with link `l`'s price variable.
 fn path_slope(solver: &Solver, e: &Eval, r: usize, l: usize) -> f64 {
     let m = solver.m;
-    let cong = e.congestion[l];
-    let exo = m.net.links[l].loss;
-    let dp_dv = solver.scale.slope(cong);
+    let dp_dv = e.loss_slope[l];
     if m.opts.small_loss {
         dp_dv
     } else {
-        let p_link = m.link_loss(l, cong);
+        let exo = m.net.links[l].loss;
+        let p_link = m.link_loss(l, e.congestion[l]);
         (1.0 - e.path_loss[r]) / (1.0 - p_link) * (1.0 - exo) * dp_dv
     }
 }

@@ -27,7 +27,7 @@ impl System for Dynamics<'_, '_, '_> {
             *d = if e.active_subflow[r] { e.g[r] } else { 0.0 };
         }
         for l in 0..e.h.len() {
-            dy[self.n + l] = if e.active_link[l] && self.solver.m.net.links[l].congestible() { e.h[l] } else { 0.0 };
+            dy[self.n + l] = if e.active_link[l] && self.solver.m.priced[l] { e.h[l] } else { 0.0 };
         }
     }
 
@@ -35,9 +35,8 @@ impl System for Dynamics<'_, '_, '_> {
         for u in &mut y[..self.n] {
             *u = u.clamp(self.solver.u_min, WINDOW_CEILING.ln());
         }
-        let v_max = self.solver.scale.max;
-        for v in &mut y[self.n..] {
-            *v = v.clamp(0.0, v_max);
+        for (v, &max) in y[self.n..].iter_mut().zip(&self.solver.v_max) {
+            *v = v.clamp(0.0, max);
         }
     }
 }

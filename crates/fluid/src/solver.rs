@@ -1,13 +1,15 @@
 //! The equilibrium's unknowns, residuals and driver.
 //!
 //! The unknowns are `u_r = ln w_r` for every subflow and, for every congestible link, a price
-//! variable `v_l ≥ 0` ([`PriceScale`]). The residuals are
+//! variable `v_l ≥ 0` ([`Prices`]): on a link with a standing queue (price model), `v_l` in
+//! `[0, 1]` is the queue's fill (queueing delay `v_l·Q_l/c_l`, no loss) and above 1 the loss
+//! ([`PriceScale`] of `v_l − 1`) at a full queue; elsewhere it is the loss alone. The residuals are
 //! - `G_r = ln(A_r/B_r)`, `A_r` and `B_r` the increase and decrease terms of the window balance
 //!   ([`crate::model::Model::balance`]): 0 on a used path; a subflow at the window floor with
 //!   `G_r < 0` is a path the law abandons (complementarity);
-//! - `H_l = ln(y_l/c_l)` for the price model: 0 on a priced link; a link at price 0 with
-//!   `H_l < 0` is uncongested (complementary slackness); or `H_l = v(p(y_l)) − v_l` for a loss
-//!   curve.
+//! - `H_l = ln(y_l/c_l)` for the price model: 0 on a priced link (or one with a queue); a link
+//!   at price 0 with `H_l < 0` is uncongested (complementary slackness); or
+//!   `H_l = v(p(y_l)) − v_l` for a loss curve.
 //!
 //! [`solve`] runs Newton's method ([`crate::newton`]) and, where it stalls, marches along the
 //! dynamics `du/dt = G`, `dv/dt = H` ([`crate::relax`]) before trying again. Directions in which
@@ -72,13 +74,88 @@ impl PriceScale {
     }
 }
 
+/// How each link's price variable splits into queueing delay and congestion loss.
+///
+/// A link with a standing queue `Q_l` (packets; price model only) fills it first: `v` in
+/// `[0, 1]` is a queueing delay `v·Q_l/c_l` at no loss, and `v > 1` a full queue with the loss
+/// of [`PriceScale`] at `v − 1`. A link at capacity whose flows are held back by losses
+/// elsewhere then settles with a partly filled queue, as a drop-tail queue does, where a
+/// queue that is either empty or full leaves no consistent state. Other links' `v` is the loss
+/// alone.
+pub(crate) struct Prices {
+    pub scale: PriceScale,
+    /// The full standing queue's delay per link, seconds (0: no queue).
+    queue: Vec<f64>,
+}
+
+impl Prices {
+    fn new(m: &Model) -> Prices {
+        let queue = m
+            .net
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| match (m.opts.loss_model, l.standing_queue) {
+                (LossModel::Price, Some(q)) if q > 0.0 && m.priced[i] => q / l.capacity,
+                _ => 0.0,
+            })
+            .collect();
+        Prices { scale: PriceScale::new(m.opts.small_loss), queue }
+    }
+    /// Whether link `l` has a standing queue.
+    pub fn has_queue(&self, l: usize) -> bool {
+        self.queue[l] > 0.0
+    }
+    /// Where link `l`'s loss part starts: 1 past a queue, 0 without one.
+    fn offset(&self, l: usize) -> f64 {
+        if self.queue[l] > 0.0 { 1.0 } else { 0.0 }
+    }
+    /// The variable of a full queue (if any) and congestion loss `p`.
+    pub fn var(&self, l: usize, p: f64) -> f64 {
+        self.offset(l) + self.scale.to_var(p)
+    }
+    /// The largest value of link `l`'s variable.
+    pub fn max(&self, l: usize) -> f64 {
+        self.offset(l) + self.scale.max
+    }
+    /// Queueing delay at `v`, seconds.
+    pub fn delay(&self, l: usize, v: f64) -> f64 {
+        self.queue[l] * v.min(1.0)
+    }
+    /// Congestion loss at `v`.
+    pub fn loss(&self, l: usize, v: f64) -> f64 {
+        self.scale.to_loss((v - self.offset(l)).max(0.0))
+    }
+    /// `∂delay/∂v` at `v` (from above at the queue's end, where the loss takes over).
+    pub fn delay_slope(&self, l: usize, v: f64) -> f64 {
+        if v < 1.0 { self.queue[l] } else { 0.0 }
+    }
+    /// `∂loss/∂v` at `v`.
+    pub fn loss_slope(&self, l: usize, v: f64) -> f64 {
+        let offset = self.offset(l);
+        if v < offset { 0.0 } else { self.scale.slope(self.loss(l, v)) }
+    }
+}
+
 /// A converged state.
 pub(crate) struct Solution {
     pub windows: Vec<f64>,
     /// Congestion loss per link (0 for uncongestible and uncongested links).
     pub congestion: Vec<f64>,
+    /// Queueing delay per link, seconds.
+    pub delay: Vec<f64>,
+    /// RTT per subflow, seconds: propagation and queueing.
+    pub rtt: Vec<f64>,
     pub loads: Vec<f64>,
+    /// The price variables, to start another solve from.
+    pub prices: Vec<f64>,
     pub iterations: usize,
+}
+
+impl Solution {
+    pub fn new(e: Eval, s: &State, iterations: usize) -> Solution {
+        Solution { windows: e.w, congestion: e.congestion, delay: e.delay, rtt: e.rtt, loads: e.loads, prices: s.v.clone(), iterations }
+    }
 }
 
 /// The unknowns.
@@ -89,11 +166,12 @@ pub(crate) struct State {
 }
 
 impl State {
-    /// This state moved by `alpha·(du, dv)`, kept within the floors and ceilings.
-    pub fn moved(&self, du: &[f64], dv: &[f64], alpha: f64, u_min: f64, v_max: f64) -> State {
+    /// This state moved by `alpha·(du, dv)`, kept within the floors and ceilings (`v_max` per
+    /// link).
+    pub fn moved(&self, du: &[f64], dv: &[f64], alpha: f64, u_min: f64, v_max: &[f64]) -> State {
         State {
             u: self.u.iter().zip(du).map(|(u, d)| (u + alpha * d).clamp(u_min, WINDOW_CEILING.ln())).collect(),
-            v: self.v.iter().zip(dv).map(|(v, d)| (v + alpha * d).clamp(0.0, v_max)).collect(),
+            v: self.v.iter().zip(dv).zip(v_max).map(|((v, d), &max)| (v + alpha * d).clamp(0.0, max)).collect(),
         }
     }
 }
@@ -103,6 +181,13 @@ pub(crate) struct Eval {
     pub w: Vec<f64>,
     pub loads: Vec<f64>,
     pub congestion: Vec<f64>,
+    /// Queueing delay per link, seconds.
+    pub delay: Vec<f64>,
+    /// `∂loss/∂v` and `∂delay/∂v` per link.
+    pub loss_slope: Vec<f64>,
+    pub delay_slope: Vec<f64>,
+    /// RTT per subflow, seconds.
+    pub rtt: Vec<f64>,
     pub path_loss: Vec<f64>,
     pub g: Vec<f64>,
     pub h: Vec<f64>,
@@ -131,7 +216,9 @@ pub(crate) fn log_ratio(a: f64, b: f64) -> f64 {
 /// Evaluates states of one network; holds the law's scratch space.
 pub(crate) struct Solver<'m, 'a> {
     pub m: &'m Model<'a>,
-    pub scale: PriceScale,
+    pub prices: Prices,
+    /// The largest price variable per link.
+    pub v_max: Vec<f64>,
     pub u_min: f64,
     /// Solve with the proxy law (see [`Model::balance`]).
     pub proxy: bool,
@@ -141,9 +228,11 @@ pub(crate) struct Solver<'m, 'a> {
 
 impl<'m, 'a> Solver<'m, 'a> {
     pub fn new(m: &'m Model<'a>) -> Solver<'m, 'a> {
+        let prices = Prices::new(m);
         Solver {
             m,
-            scale: PriceScale::new(m.opts.small_loss),
+            v_max: (0..m.net.links.len()).map(|l| prices.max(l)).collect(),
+            prices,
             u_min: WINDOW_FLOOR.ln(),
             proxy: false,
             states: Vec::new(),
@@ -151,10 +240,11 @@ impl<'m, 'a> Solver<'m, 'a> {
         }
     }
 
-    /// `G` for the subflows of flow `f` at windows `w` and path losses `path_loss`, into `out`.
-    pub fn flow_residuals(&mut self, f: usize, w: &[f64], path_loss: &[f64], out: &mut [f64]) {
+    /// `G` for the subflows of flow `f` at windows `w`, RTTs `rtt` and path losses `path_loss`,
+    /// into `out`.
+    pub fn flow_residuals(&mut self, f: usize, w: &[f64], rtt: &[f64], path_loss: &[f64], out: &mut [f64]) {
         let range = self.m.range(f);
-        self.m.balance(f, w, &self.m.rtt, path_loss, self.proxy, &mut self.states, &mut self.ab[range.clone()]);
+        self.m.balance(f, w, rtt, path_loss, self.proxy, &mut self.states, &mut self.ab[range.clone()]);
         for (i, r) in range.enumerate() {
             out[i] = log_ratio(self.ab[r].0, self.ab[r].1);
         }
@@ -166,10 +256,15 @@ impl<'m, 'a> Solver<'m, 'a> {
         let links = &m.net.links;
         let n = m.subflows();
         let w: Vec<f64> = s.u.iter().map(|u| u.exp()).collect();
+        let p = &self.prices;
+        let congestible = |l: usize, value: f64| if m.priced[l] { value } else { 0.0 };
+        let congestion: Vec<f64> = (0..links.len()).map(|l| congestible(l, p.loss(l, s.v[l]))).collect();
+        let delay: Vec<f64> = (0..links.len()).map(|l| congestible(l, p.delay(l, s.v[l]))).collect();
+        let loss_slope: Vec<f64> = (0..links.len()).map(|l| congestible(l, p.loss_slope(l, s.v[l]))).collect();
+        let delay_slope: Vec<f64> = (0..links.len()).map(|l| congestible(l, p.delay_slope(l, s.v[l]))).collect();
+        let rtt: Vec<f64> = (0..n).map(|r| m.prop_rtt[r] + m.paths[r].iter().map(|&l| delay[l]).sum::<f64>()).collect();
         let mut loads = vec![0.0; links.len()];
-        m.loads(&w, &m.rtt, &mut loads);
-        let congestion: Vec<f64> =
-            (0..links.len()).map(|l| if links[l].congestible() { self.scale.to_loss(s.v[l]) } else { 0.0 }).collect();
+        m.loads(&w, &rtt, &mut loads);
         let link_loss: Vec<f64> = (0..links.len()).map(|l| m.link_loss(l, congestion[l])).collect();
         let mut path_loss = vec![0.0; n];
         m.path_losses(&link_loss, &mut path_loss);
@@ -177,7 +272,7 @@ impl<'m, 'a> Solver<'m, 'a> {
         let mut merit = 0.0;
         let mut h = vec![0.0; links.len()];
         let mut active_link = vec![false; links.len()];
-        for (l, link) in links.iter().enumerate().filter(|(_, l)| l.congestible()) {
+        for (l, link) in links.iter().enumerate().filter(|&(l, _)| m.priced[l]) {
             let at_floor = s.v[l] <= 0.0;
             let res = match m.opts.loss_model {
                 LossModel::Price => {
@@ -187,7 +282,7 @@ impl<'m, 'a> Solver<'m, 'a> {
                 }
                 LossModel::Curve { exponent } => {
                     let target = m.curve(l, loads[l], exponent).min(1.0 - 1e-12);
-                    h[l] = (self.scale.to_var(target) - s.v[l]).clamp(-E_MAX, E_MAX);
+                    h[l] = (p.var(l, target) - s.v[l]).clamp(-E_MAX, E_MAX);
                     (congestion[l] - target).abs() / target.max(LOSS_FLOOR)
                 }
             };
@@ -204,7 +299,7 @@ impl<'m, 'a> Solver<'m, 'a> {
         let mut active_subflow = vec![false; n];
         for (f, flow) in m.net.flows.iter().enumerate() {
             let range = m.range(f);
-            self.flow_residuals(f, &w, &path_loss, &mut g[range.clone()]);
+            self.flow_residuals(f, &w, &rtt, &path_loss, &mut g[range.clone()]);
             let w_max = w[range.clone()].iter().fold(0.0, |a: f64, &b| a.max(b));
             for r in range {
                 active_subflow[r] = !(s.u[r] <= self.u_min + 1e-9 && g[r] < 0.0);
@@ -223,21 +318,41 @@ impl<'m, 'a> Solver<'m, 'a> {
                 }
             }
         }
-        Eval { w, loads, congestion, path_loss, g, h, active_subflow, active_link, merit: merit.sqrt(), worst }
+        // A law that returns no number (NaN) must not pass for balanced: NaN compares false.
+        if !merit.is_finite() || w.iter().chain(&loads).chain(&g).any(|x| x.is_nan()) {
+            merit = f64::INFINITY;
+            worst = (f64::INFINITY, "the state: a window law or load is not a number".to_string());
+        }
+        Eval {
+            w,
+            loads,
+            congestion,
+            delay,
+            loss_slope,
+            delay_slope,
+            rtt,
+            path_loss,
+            g,
+            h,
+            active_subflow,
+            active_link,
+            merit: merit.sqrt(),
+            worst,
+        }
     }
 }
 
-/// Solves from `windows` (per global subflow) and `congestion` (per link) to the tolerance,
+/// Solves from `windows` (per global subflow) and price variables `prices` (per link, see
+/// [`Prices`]) to the tolerance,
 /// with the flows' own laws or (`proxy`) the stand-in of [`Model::balance`]: Newton
 /// ([`newton::run`]); if that stalls, a march along the model's own dynamics
 /// ([`relax::march`]) to near the stable equilibrium, and Newton again from there.
-pub(crate) fn solve(m: &Model, windows: &[f64], congestion: &[f64], proxy: bool) -> Result<Solution, FluidError> {
+pub(crate) fn solve(m: &Model, windows: &[f64], prices: &[f64], proxy: bool) -> Result<Solution, FluidError> {
     let mut solver = Solver::new(m);
     solver.proxy = proxy;
-    let v_max = solver.scale.max;
     let mut state = State {
         u: windows.iter().map(|w| w.max(WINDOW_FLOOR).ln()).collect(),
-        v: congestion.iter().map(|&p| solver.scale.to_var(p).clamp(0.0, v_max)).collect(),
+        v: prices.iter().zip(&solver.v_max).map(|(&v, &max)| v.clamp(0.0, max)).collect(),
     };
     let mut spent = 0;
     for attempt in 0..3 {
@@ -254,7 +369,7 @@ pub(crate) fn solve(m: &Model, windows: &[f64], congestion: &[f64], proxy: bool)
                     && *residual <= m.opts.acceptable_residual
                 {
                     let e = solver.evaluate(&last);
-                    return Ok(Solution { windows: e.w, congestion: e.congestion, loads: e.loads, iterations: spent });
+                    return Ok(Solution::new(e, &last, spent));
                 }
                 if attempt == 2 || spent >= m.opts.max_iterations {
                     return Err(match error {
@@ -273,12 +388,12 @@ pub(crate) fn solve(m: &Model, windows: &[f64], congestion: &[f64], proxy: bool)
 }
 
 /// Sets equal the log-windows of tied subflows (same path loss and RTT) that agree to [`TIE`].
-pub(crate) fn snap_ties(m: &Model, u: &mut [f64], path_loss: &[f64]) {
+pub(crate) fn snap_ties(m: &Model, u: &mut [f64], rtt: &[f64], path_loss: &[f64]) {
     for f in 0..m.net.flows.len() {
         let range = m.range(f);
         for i in range.clone() {
             for j in i + 1..range.end {
-                if path_loss[i] == path_loss[j] && m.rtt[i] == m.rtt[j] && u[i] != u[j] && (u[i] - u[j]).abs() < TIE {
+                if path_loss[i] == path_loss[j] && rtt[i] == rtt[j] && u[i] != u[j] && (u[i] - u[j]).abs() < TIE {
                     let mean = 0.5 * (u[i] + u[j]);
                     u[i] = mean;
                     u[j] = mean;

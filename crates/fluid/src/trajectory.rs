@@ -52,6 +52,9 @@ pub struct TrajectoryOptions {
     pub integrator: Integrator,
     /// Initial windows, packets, per flow and subflow; `None`: 1 packet each.
     pub initial_windows: Option<Vec<Vec<f64>>>,
+    /// Most steps the adaptive integrator may take over the whole run before it gives up
+    /// ([`crate::FluidError::Integration`]); unlimited by default.
+    pub step_budget: usize,
 }
 
 impl TrajectoryOptions {
@@ -63,6 +66,7 @@ impl TrajectoryOptions {
             sample_interval,
             integrator: Integrator::DormandPrince { rtol: 1e-6, atol: 1e-9, max_step: f64::INFINITY },
             initial_windows: None,
+            step_budget: usize::MAX,
         }
     }
 }
@@ -127,7 +131,7 @@ pub fn trajectory(net: &Network, opts: &Options, traj: TrajectoryOptions) -> Res
     let mut rows = Vec::new();
     let mut adaptive = match traj.integrator {
         Integrator::DormandPrince { rtol, atol, max_step } => {
-            Some(DormandPrince { rtol, atol, max_step, h: traj.sample_interval.min(max_step) * 1e-3, budget: usize::MAX })
+            Some(DormandPrince { rtol, atol, max_step, h: traj.sample_interval.min(max_step) * 1e-3, budget: traj.step_budget })
         }
         Integrator::Rk4 { step } if step > 0.0 && step.is_finite() => None,
         Integrator::Rk4 { step } => return invalid(format!("RK4 step {step} must be finite and > 0")),

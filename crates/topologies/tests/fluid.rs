@@ -78,22 +78,40 @@ fn queues_the_model_does_not_have_are_approximated_with_a_warning() {
     assert!(system.warnings[0].starts_with("link.a.queue: RED approximated"), "{:?}", system.warnings);
 }
 
-/// Seed 002's FatTree scenario at k = 4 (16 hosts, a permutation of 8-subflow LIA flows) at
-/// propagation RTTs: Newton stalls a little above the 1e-9 tolerance here (finite-difference
-/// Jacobians), and the state it reaches is accepted within `acceptable_residual`.
+/// Seed 002's FatTree scenario at k = 4 (16 hosts, a permutation of 8-subflow LIA flows), at
+/// propagation RTTs (Newton stalls a little above the 1e-9 tolerance there, with
+/// finite-difference Jacobians, and the state it reaches is accepted within
+/// `acceptable_residual`) and with standing queues (the default), where a queue holds packets
+/// only on a link at capacity and a link loses only with its queue full.
 #[test]
-fn the_fat_tree_scenario_solves_within_the_acceptable_residual() {
-    let sets = [
-        ("topology.k".to_string(), "4".to_string()),
-        ("traffic.perm.cc".to_string(), "lia".to_string()),
-        ("fluid.queueing".to_string(), "none".to_string()),
-    ];
-    let scenario = topologies::load(std::path::Path::new("../../scenarios/seed002-fig13.toml"), &sets).unwrap();
-    let system = scenario.build_fluid().unwrap();
-    let eq = fluid::equilibrium(&system.network, &system.options).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(eq.flows.len(), 16);
-    for l in &eq.links {
-        assert!(l.utilization <= 1.0 + 1e-6, "{} above capacity: {}", l.name, l.utilization);
-        assert!(l.congestion_loss == 0.0 || l.utilization > 1.0 - 1e-6, "{} has a price below capacity", l.name);
+fn the_fat_tree_scenario_solves_with_and_without_queues() {
+    for queueing in ["none", "standing"] {
+        let sets = [
+            ("topology.k".to_string(), "4".to_string()),
+            ("traffic.perm.cc".to_string(), "lia".to_string()),
+            ("fluid.queueing".to_string(), queueing.to_string()),
+        ];
+        let scenario = topologies::load(std::path::Path::new("../../scenarios/seed002-fig13.toml"), &sets).unwrap();
+        let system = scenario.build_fluid().unwrap();
+        let eq = fluid::equilibrium(&system.network, &system.options).unwrap_or_else(|e| panic!("{queueing}: {e}"));
+        assert_eq!(eq.flows.len(), 16);
+        // With queues the uniqueness check's second solve stalls (5.9e-5): undecided, not
+        // found different.
+        let decided = |f: &fluid::FlowEquilibrium| f.uniqueness == fluid::Uniqueness::Unique;
+        let undecided = |f: &fluid::FlowEquilibrium| matches!(f.uniqueness, fluid::Uniqueness::Unknown { .. });
+        assert!(eq.flows.iter().all(|f| decided(f) || (queueing == "standing" && undecided(f))), "{queueing}");
+        let mut queued = 0;
+        for (l, link) in eq.links.iter().zip(&system.network.links) {
+            assert!(l.utilization <= 1.0 + 1e-6, "{queueing}: {} above capacity: {}", l.name, l.utilization);
+            let at_capacity = l.utilization > 1.0 - 1e-6;
+            assert!(l.congestion_loss == 0.0 || at_capacity, "{queueing}: {} has a price below capacity", l.name);
+            assert!(l.queueing_delay == 0.0 || at_capacity, "{queueing}: {} has a queue below capacity", l.name);
+            let full = link.standing_queue.map(|q| q / link.capacity);
+            if l.congestion_loss > 0.0 && queueing == "standing" {
+                assert!((l.queueing_delay - full.unwrap()).abs() <= 1e-9, "{}: loses with its queue not full", l.name);
+            }
+            queued += usize::from(l.queueing_delay > 0.0);
+        }
+        assert_eq!(queued > 0, queueing == "standing", "{queueing}: {queued} links with a queue");
     }
 }
