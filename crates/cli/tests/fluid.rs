@@ -42,7 +42,7 @@ fn fluid_writes_the_equilibrium_as_run_tables_marked_fluid() {
     assert!(text.contains("fluid equilibrium (packet"), "{text}");
     let expected: [(&str, &[&str]); 4] = [
         ("flows", &["flow", "algorithm", "subflows", "goodput_bps", "rate_pps", "unique"]),
-        ("links", &["link", "rate_bps", "delay_s", "utilization", "loss_rate", "congestion_loss", "load_pps"]),
+        ("links", &["link", "rate_bps", "delay_s", "utilization", "loss_rate", "congestion_loss", "load_pps", "mean_queue_pkts"]),
         ("metrics", &["metric", "group", "value", "unit"]),
         ("subflows", &["flow", "subflow", "path", "goodput_bps", "mean_cwnd_pkts", "mean_srtt_s", "path_loss"]),
     ];
