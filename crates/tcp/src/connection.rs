@@ -109,8 +109,9 @@ pub struct Connection {
     /// The connection-level data sequence shared by the subflows: what is left to send, the
     /// data ACK, segments to reinject, and the reassembly of a multipath transfer.
     pub data: DataLevel,
-    /// Transport settings from the flow's spec.
-    pub config: TcpConfig,
+    /// The transport settings the connection itself reads (the senders and receivers copy
+    /// theirs); not the whole [`TcpConfig`], which would cost 96 bytes per flow.
+    pub config: ConnectionSettings,
     /// Bytes to transfer (`None`: bulk, unlimited).
     pub size: Option<u64>,
     /// Index of this connection's first subflow in the simulation's subflow table.
@@ -129,15 +130,42 @@ pub struct Connection {
     /// What had been delivered when the connection stopped offering data: data segments in
     /// order, and per subflow the segments its receiver had in order (goodput is measured up to
     /// the stop).
-    pub at_stop: Option<(u64, Vec<u64>)>,
+    pub at_stop: Option<Box<(u64, Vec<u64>)>>,
     /// The send jitter's state (with `jitter` above zero).
     pub jitter: Option<Box<Jitter>>,
+}
+
+/// What a connection reads of its [`TcpConfig`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ConnectionSettings {
+    /// How long a receiver may hold a delayed ACK.
+    pub delayed_ack_timeout: Time,
+    /// The smallest ssthresh a loss may set, packets.
+    pub min_ssthresh: f64,
+    /// The SYN's size on the wire, bytes (0: the ACK size).
+    pub syn_size: u32,
+    /// Whether the connection opens with a handshake.
+    pub handshake: bool,
+}
+
+impl ConnectionSettings {
+    /// The connection's part of `config`.
+    pub fn of(config: &TcpConfig) -> ConnectionSettings {
+        ConnectionSettings {
+            delayed_ack_timeout: config.delayed_ack_timeout,
+            min_ssthresh: config.min_ssthresh,
+            syn_size: config.syn_size,
+            handshake: config.handshake,
+        }
+    }
 }
 
 /// The send jitter of a connection: its random stream, and per subflow the time the last
 /// packet was let go (each waits at least until then, so none overtakes another).
 #[derive(Debug)]
 pub struct Jitter {
+    /// The largest delay a packet draws (uniform on `[0, amplitude]`).
+    pub amplitude: Time,
     /// Its own random stream (`flow.<name>.jitter`), so jitter draws leave every other
     /// component's numbers unchanged.
     pub rng: Stream,

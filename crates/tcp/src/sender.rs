@@ -199,9 +199,9 @@ pub struct SubflowSender {
     pub snd_max: u64,
     /// Data sequence number of every segment in `snd_una..snd_max`, oldest first; `None` on
     /// a connection with a single subflow, where the two sequences coincide.
-    pub data_seqs: Option<std::collections::VecDeque<u64>>,
+    pub data_seqs: Option<Box<std::collections::VecDeque<u64>>>,
     /// The SACK scoreboard (with `sack`).
-    pub board: Option<Scoreboard>,
+    pub board: Option<Box<Scoreboard>>,
     /// Where in recovery the sender is.
     pub phase: Phase,
     /// RFC 6582 `recover`: highest segment sent when the last recovery or timeout began.
@@ -263,8 +263,8 @@ impl SubflowSender {
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
-            data_seqs: multipath.then(std::collections::VecDeque::new),
-            board: config.sack.then(Scoreboard::default),
+            data_seqs: multipath.then(Box::default),
+            board: config.sack.then(Box::default),
             phase: if config.handshake { Phase::SynSent } else { Phase::Open },
             recover: None,
             dupacks: 0,
@@ -838,7 +838,7 @@ impl SubflowSender {
                     self.phase = Phase::Open;
                 }
                 if self.phase == Phase::Open && self.enter_recovery_if_lost(w, now) {
-                    if let Some(seq) = self.board.as_mut().and_then(Scoreboard::next_to_resend) {
+                    if let Some(seq) = self.board.as_deref_mut().and_then(Scoreboard::next_to_resend) {
                         return AckOutcome::Retransmit(seq, timer);
                     }
                 } else if advanced {

@@ -114,7 +114,7 @@ impl Connection {
 
     /// Stops offering new data; what was sent is still recovered.
     pub fn stop(&mut self) {
-        self.at_stop = Some((self.delivered(), self.receivers.iter().map(|r| r.delivered()).collect()));
+        self.at_stop = Some(Box::new((self.delivered(), self.receivers.iter().map(|r| r.delivered()).collect())));
         self.data.limit = self.data.limit.min(self.data.next);
         self.data.reinject.clear();
     }
@@ -135,7 +135,7 @@ impl Connection {
     fn send_on(&mut self, r: usize, id: PacketId, ctx: &mut Ctx) {
         if let Some(jitter) = &mut self.jitter {
             // In order: never before the packet sent before it on this subflow.
-            let due = ctx.events.now() + Time(jitter.rng.random_range(0..=self.config.jitter.as_ps()));
+            let due = ctx.events.now() + Time(jitter.rng.random_range(0..=jitter.amplitude.as_ps()));
             let last = &mut jitter.last_due[r];
             *last = due.max(*last);
             ctx.net.packets[id].due = *last;
