@@ -57,10 +57,19 @@ pub struct DataLevel {
     pub acked: u64,
     /// Receive buffer, segments beyond `acked` the sender may have outstanding.
     pub buffer: u64,
+    /// Receiver: data segments delivered in order (multipath; a single-path connection's
+    /// receiver counts them).
+    pub delivered: u64,
+    /// What only a multipath connection needs (`None` for single-path TCP: 64 bytes fewer per
+    /// flow).
+    pub multipath: Option<Box<Reassembly>>,
+}
+
+/// A multipath connection's reinjection queue and data-level reassembly.
+#[derive(Clone, Debug, Default)]
+pub struct Reassembly {
     /// Data segments to send again on another subflow.
     pub reinject: VecDeque<u64>,
-    /// Receiver: data segments delivered in order.
-    pub delivered: u64,
     /// Receiver: data segments held out of order.
     pub out_of_order: SeqSet,
 }
@@ -69,8 +78,10 @@ impl DataLevel {
     /// The next data segment to put on a subflow, if flow control and the data allow one.
     #[inline]
     pub(crate) fn take(&mut self) -> Option<u64> {
-        if !self.reinject.is_empty() {
-            while let Some(d) = self.reinject.pop_front() {
+        if let Some(m) = &mut self.multipath
+            && !m.reinject.is_empty()
+        {
+            while let Some(d) = m.reinject.pop_front() {
                 if d >= self.acked {
                     return Some(d);
                 }
@@ -82,12 +93,13 @@ impl DataLevel {
         })
     }
 
-    /// The receiver got data segment `d`.
+    /// The receiver got data segment `d` (multipath connections only).
     fn receive(&mut self, d: u64) {
+        let m = self.multipath.get_or_insert_default();
         if d == self.delivered {
-            self.delivered = self.out_of_order.advance(d + 1);
+            self.delivered = m.out_of_order.advance(d + 1);
         } else if d > self.delivered {
-            self.out_of_order.insert(d);
+            m.out_of_order.insert(d);
         }
     }
 }

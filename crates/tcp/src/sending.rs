@@ -116,7 +116,9 @@ impl Connection {
     pub fn stop(&mut self) {
         self.at_stop = Some(Box::new((self.delivered(), self.receivers.iter().map(|r| r.delivered()).collect())));
         self.data.limit = self.data.limit.min(self.data.next);
-        self.data.reinject.clear();
+        if let Some(m) = &mut self.data.multipath {
+            m.reinject.clear();
+        }
     }
 
     fn send_syn(&mut self, r: usize, ctx: &mut Ctx) {
@@ -270,8 +272,9 @@ impl Connection {
     fn reinject_outstanding(&mut self, r: usize) {
         let Some(map) = &self.senders[r].data_seqs else { return };
         let acked = self.data.acked;
-        let fresh: Vec<u64> = map.iter().copied().filter(|&d| d >= acked && !self.data.reinject.contains(&d)).collect();
-        self.data.reinject.extend(fresh);
+        let m = self.data.multipath.get_or_insert_default();
+        let fresh: Vec<u64> = map.iter().copied().filter(|&d| d >= acked && !m.reinject.contains(&d)).collect();
+        m.reinject.extend(fresh);
     }
 
     /// Acknowledgement `ack` arrived on subflow `r`, carrying the data-level acknowledgement

@@ -163,7 +163,6 @@ impl Simulation {
         let subflows = flows * subflows_each;
         self.warm_received.reserve(subflows);
         self.owners.reserve(subflows);
-        self.last_sample_acked.reserve(subflows);
         self.path_ranges.reserve(subflows);
     }
 
@@ -258,6 +257,7 @@ impl Simulation {
             data: DataLevel {
                 limit: Connection::segments_for(spec.size, mss),
                 buffer: spec.receive_buffer.unwrap_or(u64::MAX),
+                multipath: multipath.then(Box::default),
                 ..DataLevel::default()
             },
             config: ConnectionSettings::of(&spec.tcp),
@@ -272,7 +272,6 @@ impl Simulation {
         });
         self.warm_delivered.push(0);
         self.warm_received.resize(self.owners.len(), 0);
-        self.last_sample_acked.resize(self.owners.len(), 0);
     }
 
     fn forward_hop(&self, l: LinkIndex) -> Hop {
@@ -403,6 +402,8 @@ impl Simulation {
     fn sample(&mut self) {
         let now = self.ctx.events.now();
         let dt = self.config.sample_interval.expect("sampling is on");
+        // Sized at the first sample: a run without samples keeps no per-subflow counter.
+        self.last_sample_acked.resize(self.owners.len(), 0);
         for (i, c) in self.conns.iter().enumerate() {
             if !c.started {
                 continue;

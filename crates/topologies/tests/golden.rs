@@ -3,7 +3,7 @@
 //!
 //! The short variant is the scenario with `sim.duration = "3s"` (30 s for seed 003's scenario 7,
 //! whose flows arrive every 7.5 s on average), `sim.warmup = "0s"` and `tcp.profile = "newreno"`. Its fingerprint is a 64-bit FNV-1a hash of the `Debug` text of the
-//! run's flow, subflow and link records and its counters (Rust prints an `f64` as the shortest
+//! run's flow, subflow and link records, its time series and its counters (Rust prints an `f64` as the shortest
 //! text that reads back to the same bits, so any changed bit changes the text).
 //!
 //! A change that alters results on purpose stores new hashes:
@@ -32,7 +32,7 @@ fn fingerprint(path: &Path) -> Option<String> {
     let experiment = topologies::load_experiment(path, &sets).unwrap_or_else(|e| panic!("{e}"));
     let topologies::Experiment::Packet(scenario) = experiment else { return None };
     let out = scenario.build().unwrap_or_else(|e| panic!("{e}")).run();
-    let text = format!("{:?}\n{:?}\n{:?}\n{:?}", out.flows, out.subflows, out.links, out.stats);
+    let text = format!("{:?}\n{:?}\n{:?}\n{:?}\n{:?}", out.flows, out.subflows, out.links, out.samples, out.stats);
     Some(format!("{:016x} {} events", fnv1a(&text), out.stats.events))
 }
 
