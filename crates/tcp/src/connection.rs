@@ -107,8 +107,6 @@ impl DataLevel {
 /// One transport connection and its subflows.
 #[derive(Debug)]
 pub struct Connection {
-    /// The flow's name from its spec, labelling its records.
-    pub name: String,
     /// The window law: one controller for all subflows, since a coupled law reads them all.
     pub cc: Box<dyn CoupledController>,
     /// What the law reads about each subflow, indexed like `senders`; the senders keep it

@@ -126,6 +126,10 @@ pub struct Simulation {
     warm_received: Vec<u64>,
     warm_delivered: Vec<u64>,
     last_sample_acked: Vec<u64>,
+    /// The flows' names, one after another; flow `i`'s ends at `name_ends[i]` (one string for
+    /// all: a `String` per flow would cost 48 bytes more each).
+    names: String,
+    name_ends: Vec<u32>,
     samples: Vec<Sample>,
 }
 
@@ -150,6 +154,8 @@ impl Simulation {
             warm_received: Vec::new(),
             warm_delivered: Vec::new(),
             last_sample_acked: Vec::new(),
+            names: String::new(),
+            name_ends: Vec::new(),
             samples: Vec::new(),
         }
     }
@@ -241,7 +247,6 @@ impl Simulation {
             })
         });
         self.conns.push(Connection {
-            name: spec.name,
             cc: spec.algorithm.build(),
             states: vec![SubflowState::new(spec.tcp.initial_cwnd, spec.tcp.initial_ssthresh); n],
             senders,
@@ -271,6 +276,8 @@ impl Simulation {
             max_window: ((1u64 << 30) / mss as u64).max(1),
         });
         self.warm_delivered.push(0);
+        self.names.push_str(&spec.name);
+        self.name_ends.push(self.names.len() as u32);
         self.warm_received.resize(self.owners.len(), 0);
     }
 
@@ -460,6 +467,7 @@ impl Simulation {
         out.flows.reserve_exact(self.conns.len());
         out.subflows.reserve_exact(self.owners.len());
         for (i, c) in self.conns.iter_mut().enumerate() {
+            let name = &self.names[if i == 0 { 0 } else { self.name_ends[i - 1] as usize }..self.name_ends[i] as usize];
             c.account(end);
             let from = warmup.max(c.start);
             let until = [Some(end), c.stop, c.completed_at].into_iter().flatten().min().expect("end is set");
@@ -487,7 +495,7 @@ impl Simulation {
                 totals.relative_drops += d.relative_drops;
                 let active = end.saturating_sub(from).as_secs_f64();
                 out.subflows.push(SubflowRecord {
-                    flow: c.name.clone(),
+                    flow: name.to_string(),
                     subflow: r as u32,
                     path: path_names[g].clone(),
                     // What the subflow's receiver got in order within the flow's window.
@@ -505,7 +513,7 @@ impl Simulation {
                 });
             }
             out.flows.push(FlowRecord {
-                flow: c.name.clone(),
+                flow: name.to_string(),
                 algorithm: c.cc.name().to_string(),
                 subflows: c.senders.len() as u32,
                 start_s: c.start.as_secs_f64(),
