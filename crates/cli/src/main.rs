@@ -13,6 +13,7 @@
 //!   beside the dataset's, with computed verdicts ([`report`]).
 
 mod aimd_run;
+mod captures;
 mod dataset;
 mod fluid_run;
 mod formula;
@@ -73,6 +74,12 @@ enum Command {
         /// The run seed (same as `--set sim.seed=N`).
         #[arg(long)]
         seed: Option<u64>,
+        /// Capture the packets on a link (both directions) as a pcapng file beside the tables
+        /// (`capture-LINK.pcapng`; `LINK+LINK` for one file of several links), from every flow
+        /// or from the flows named after a colon (a counted flow's group name stands for all
+        /// its copies); repeatable. README, "Packet captures".
+        #[arg(long, value_name = "LINK[+LINK…][:FLOW,…]")]
+        capture: Vec<String>,
     },
     /// The scenario's fluid model: its equilibrium (and, with `sim.sample_interval`, its
     /// trajectory from time 0), printed and written as the tables of a run.
@@ -240,11 +247,13 @@ fn default_out(file: &Path) -> PathBuf {
     Path::new("results").join(stem)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run(
     file: &Path,
     out: Option<PathBuf>,
     sets: &[String],
     seed: Option<u64>,
+    capture: &[String],
     quick: bool,
     overwrite: bool,
     quiet: bool,
@@ -254,11 +263,20 @@ fn run(
         sets.splice(0..0, quick_variant(file)?);
     }
     let variant = if quick { "the [quick] variant: " } else { "" };
-    let scenario = match topologies::load_experiment(file, &sets).map_err(|e| format!("{variant}{e}"))? {
+    let mut scenario = match topologies::load_experiment(file, &sets).map_err(|e| format!("{variant}{e}"))? {
         Experiment::Packet(s) => s,
-        Experiment::Aimd(s) => return run_aimd(file, &s, out, overwrite, quiet),
+        Experiment::Aimd(s) if capture.is_empty() => return run_aimd(file, &s, out, overwrite, quiet),
+        Experiment::Aimd(_) => return Err(format!("{}: --capture: an [aimd] scenario has no packets to capture", file.display())),
     };
-    let sim = scenario.build().map_err(|e| format!("{variant}{e}"))?;
+    scenario.captures.extend(captures::parse(capture)?);
+    let mut sim = scenario.build().map_err(|e| format!("{variant}{e}"))?;
+    let captured = if scenario.captures.is_empty() {
+        None
+    } else {
+        let (sink, captured) = captures::Captured::new(&scenario.captures, scenario.sim.mss)?;
+        sim.set_capture_sink(sink);
+        Some(captured)
+    };
     // Where the tables go is checked before the run, not after it.
     let dir = out.unwrap_or_else(|| default_out(file));
     let target = output::prepare(&dir, overwrite)?;
@@ -267,8 +285,19 @@ fn run(
     let wall = started.elapsed().as_secs_f64();
     let provenance = tables::Provenance::packet(file.display().to_string(), scenario.text.clone(), scenario.sim.seed);
     let metrics = scenario.metrics(&output);
-    let written = tables::write_run(&dir, target, &output, &metrics, &provenance)?;
+    let pcaps = captured.map(captures::Captured::finish).transpose()?.unwrap_or_default();
+    let notes: Vec<String> = pcaps
+        .iter()
+        .map(|(name, bytes, packets)| {
+            format!("captured {packets} packets ({:.1} MB) into {}\n", bytes.len() as f64 / 1e6, dir.join(name).display())
+        })
+        .collect();
+    let extra: Vec<(String, Vec<u8>)> = pcaps.into_iter().map(|(name, bytes, _)| (name, bytes)).collect();
+    let written = tables::write_run(&dir, target, &output, &metrics, &provenance, extra)?;
     if !quiet {
+        for note in &notes {
+            emit(note);
+        }
         let name = scenario.meta.name.as_deref().unwrap_or("scenario");
         emit(&format!("{name} ({}), seed {}\n\n", file.display(), scenario.sim.seed));
         emit(&summary::render(&output, scenario.sim.warmup.as_secs_f64(), wall));
@@ -430,8 +459,8 @@ fn write_slurm(file: &Path, out: &Path, args: &slurm::SlurmArgs) -> Result<(), S
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run { scenario: ScenarioArgs { file, out, sets, quick, overwrite, quiet }, seed } => {
-            run(&file, out, &sets, seed, quick, overwrite, quiet)
+        Command::Run { scenario: ScenarioArgs { file, out, sets, quick, overwrite, quiet }, seed, capture } => {
+            run(&file, out, &sets, seed, &capture, quick, overwrite, quiet)
         }
         Command::Fluid { scenario: ScenarioArgs { file, out, sets, quick, overwrite, quiet } } => {
             run_fluid(&file, out, &sets, quick, overwrite, quiet)

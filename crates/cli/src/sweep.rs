@@ -156,7 +156,9 @@ fn simulate(sweep: &Sweep, run: &Run) -> Result<Outcome, String> {
     let experiment = sweep.scenario(run).map_err(|e| e.to_string())?;
     let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<Outcome, String> {
         match experiment {
-            Experiment::Packet(s) => {
+            Experiment::Packet(mut s) => {
+                // A sweep writes tables, not packet captures: a `[[capture]]` is for `run`.
+                s.captures.clear();
                 let out = s.build().map_err(|e| e.to_string())?.run();
                 let frames = tables::frames(&out, &s.metrics(&out)).map_err(|e| e.to_string())?;
                 Ok(Outcome { frames, events: out.stats.events })

@@ -89,6 +89,7 @@ pub fn frames(out: &RunOutput, metrics: &[Metric]) -> PolarsResult<Vec<(&'static
             col("packets_sent", s.iter().map(|r| r.packets_sent).collect::<Vec<_>>()),
             col("retransmissions", s.iter().map(|r| r.retransmissions).collect::<Vec<_>>()),
             col("fast_retransmits", s.iter().map(|r| r.fast_retransmits).collect::<Vec<_>>()),
+            col("duplicate_acks", s.iter().map(|r| r.duplicate_acks).collect::<Vec<_>>()),
             col("timeouts", s.iter().map(|r| r.timeouts).collect::<Vec<_>>()),
         ],
     )?;
@@ -162,8 +163,18 @@ pub fn write_parquet(path: &Path, df: &mut DataFrame, provenance: &Provenance) -
 
 /// Writes every table of `out` into directory `dir` as [`output::write`] does (atomically, and
 /// never over a file this tool did not write).
-pub fn write_run(dir: &Path, target: Target, out: &RunOutput, metrics: &[Metric], provenance: &Provenance) -> Result<Vec<PathBuf>, String> {
-    write_tables(dir, target, frames(out, metrics).map_err(|e| e.to_string())?, provenance)
+/// `extra` files (a run's packet captures) are written with them, all or nothing.
+pub fn write_run(
+    dir: &Path,
+    target: Target,
+    out: &RunOutput,
+    metrics: &[Metric],
+    provenance: &Provenance,
+    extra: Vec<(String, Vec<u8>)>,
+) -> Result<Vec<PathBuf>, String> {
+    let mut files = encode_tables(frames(out, metrics).map_err(|e| e.to_string())?, provenance)?;
+    files.extend(extra);
+    output::write(dir, target, &files)
 }
 
 /// Writes `tables` (name, frame) into directory `dir` as `<name>.parquet`, as [`write_run`]
@@ -174,9 +185,14 @@ pub fn write_tables(
     tables: Vec<(&'static str, DataFrame)>,
     provenance: &Provenance,
 ) -> Result<Vec<PathBuf>, String> {
+    output::write(dir, target, &encode_tables(tables, provenance)?)
+}
+
+/// `tables` as `(<name>.parquet, bytes)`.
+fn encode_tables(tables: Vec<(&'static str, DataFrame)>, provenance: &Provenance) -> Result<Vec<(String, Vec<u8>)>, String> {
     let mut files = Vec::with_capacity(tables.len());
     for (name, mut df) in tables {
         files.push((format!("{name}.parquet"), encode_parquet(&mut df, provenance)?));
     }
-    output::write(dir, target, &files)
+    Ok(files)
 }

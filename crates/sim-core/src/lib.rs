@@ -32,7 +32,7 @@ pub mod units;
 pub use discipline::{BufferLimit, Discipline, DropReason, Red};
 pub use events::{EventCode, EventList};
 pub use link::{Admission, Link, LinkCounters};
-pub use network::{Delivery, Hop, LinkId, NetEvent, Network, PipeId, RouteId};
+pub use network::{Delivery, Hop, LinkId, NetEvent, Network, PipeId, RouteId, Tapped};
 pub use packet::{Packet, PacketArena, PacketFifo, PacketId, PacketKind};
 pub use pipe::Pipe;
 pub use time::Time;

@@ -6,7 +6,7 @@
 
 use crate::events::{EventCode, EventList};
 use crate::link::{Admission, Link};
-use crate::packet::{PacketArena, PacketId, PacketKind};
+use crate::packet::{Packet, PacketArena, PacketId, PacketKind};
 use crate::pipe::Pipe;
 use crate::time::Time;
 
@@ -27,6 +27,10 @@ pub struct RouteId(pub u32);
 pub enum Hop {
     /// Wait, be serialized and propagate over a link.
     Link(LinkId),
+    /// The same over a link whose arrivals are captured ([`Network::tap`]).
+    TappedLink(LinkId),
+    /// [`Hop::Pipe`] into a pipe whose entries are captured ([`Network::tap_pipe`]).
+    TappedPipe(PipeId),
     /// Propagate through a pipe (an uncongested path: no queue, no serialization).
     Pipe(PipeId),
     /// Hand the packet to the transport endpoint with this number.
@@ -65,6 +69,19 @@ pub struct Delivery {
     pub packet: PacketId,
 }
 
+/// What a sniffer in front of a tapped link saw: a packet as it arrived there.
+#[derive(Clone, Copy, Debug)]
+pub struct Tapped {
+    /// When it arrived.
+    pub time: Time,
+    /// Where: the link it arrived at ([`Hop::Link`]) or the pipe it entered ([`Hop::Pipe`]).
+    pub at: Hop,
+    /// A copy of the packet; its `hop` indexes the link's hop on its route.
+    pub packet: Packet,
+    /// Whether the link refused it (queue, random loss, or down; never for a pipe).
+    pub dropped: bool,
+}
+
 /// Every link, pipe, route and live packet of one run.
 #[derive(Default)]
 pub struct Network {
@@ -76,6 +93,8 @@ pub struct Network {
     hops: Vec<Hop>,
     dropped: [u64; 3],
     scratch: Vec<PacketId>,
+    /// Arrivals at tapped links, oldest first, until the caller drains them.
+    pub tapped: Vec<Tapped>,
 }
 
 impl Network {
@@ -104,6 +123,33 @@ impl Network {
         self.hops.extend_from_slice(hops);
         self.hops.push(Hop::Deliver(endpoint));
         RouteId(start)
+    }
+
+    /// Copies every packet arriving at link `id` into [`Network::tapped`] (a capture point in
+    /// front of its queue: dropped packets are seen too). The routes over it, which must all
+    /// have been added, cross it as [`Hop::TappedLink`] from now on, so that untapped links
+    /// cost nothing more per packet.
+    pub fn tap(&mut self, id: LinkId) {
+        for hop in &mut self.hops {
+            if *hop == Hop::Link(id) {
+                *hop = Hop::TappedLink(id);
+            }
+        }
+    }
+
+    /// Copies every packet entering pipe `id` into [`Network::tapped`] (the reverse direction
+    /// of a captured link, where the ACKs travel), as [`Network::tap`] does for a link.
+    pub fn tap_pipe(&mut self, id: PipeId) {
+        for hop in &mut self.hops {
+            if *hop == Hop::Pipe(id) {
+                *hop = Hop::TappedPipe(id);
+            }
+        }
+    }
+
+    /// The hop table from `hop` on (a route's remaining hops end at its [`Hop::Deliver`]).
+    pub fn hops_from(&self, hop: u32) -> &[Hop] {
+        &self.hops[hop as usize..]
     }
 
     /// Link `id`, read-only: its configuration and up/down state. Its counters need
@@ -153,6 +199,17 @@ impl Network {
                 }
                 None
             }
+            Hop::TappedLink(l) => {
+                self.arrive_tapped(l, id, now, events);
+                None
+            }
+            Hop::TappedPipe(p) => {
+                self.tapped.push(Tapped { time: now, at: Hop::Pipe(p), packet: self.packets[id], dropped: false });
+                if let Some(at) = self.pipes[p.0 as usize].enter(&mut self.packets, id, now) {
+                    events.schedule(at, NetEvent::PipeExit(p).into());
+                }
+                None
+            }
             Hop::Pipe(p) => {
                 if let Some(at) = self.pipes[p.0 as usize].enter(&mut self.packets, id, now) {
                     events.schedule(at, NetEvent::PipeExit(p).into());
@@ -160,6 +217,20 @@ impl Network {
                 None
             }
             Hop::Deliver(endpoint) => Some(Delivery { endpoint, packet: id }),
+        }
+    }
+
+    /// A [`Hop::TappedLink`]: the arrival, copied into [`Network::tapped`] with its fate.
+    #[cold]
+    #[inline(never)]
+    fn arrive_tapped<E: From<NetEvent> + EventCode>(&mut self, l: LinkId, id: PacketId, now: Time, events: &mut EventList<E>) {
+        let admission = self.links[l.0 as usize].arrive(&mut self.packets, id, now);
+        let dropped = matches!(admission, Admission::Dropped(_));
+        self.tapped.push(Tapped { time: now, at: Hop::Link(l), packet: self.packets[id], dropped });
+        match admission {
+            Admission::Queued(None) => {}
+            Admission::Queued(Some(at)) => events.schedule(at, NetEvent::LinkExit(l).into()),
+            Admission::Dropped(_) => self.drop_packet(id),
         }
     }
 

@@ -33,6 +33,7 @@ pub mod sender;
 pub mod sending;
 pub mod seqset;
 pub mod simulation;
+pub mod tap;
 
 pub use config::{
     FullAck, Growth, PartialAckTimer, Profile, Recovery, RtoFormula, SETTINGS, SettingKind, SettingValue, TcpConfig, TcpOverrides,
@@ -40,3 +41,4 @@ pub use config::{
 pub use event::Event;
 pub use records::{FlowRecord, LinkRecord, RunOutput, RunStats, Sample, SubflowRecord};
 pub use simulation::{FlowSpec, LinkIndex, LinkSpec, Progress, SimConfig, Simulation};
+pub use tap::{CaptureSink, CaptureSpec};

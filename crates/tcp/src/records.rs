@@ -59,6 +59,8 @@ pub struct SubflowRecord {
     pub retransmissions: u64,
     /// Fast retransmits after the warm-up.
     pub fast_retransmits: u64,
+    /// Duplicate acknowledgements the sender received.
+    pub duplicate_acks: u64,
     /// Retransmission timeouts after the warm-up.
     pub timeouts: u64,
 }

@@ -30,6 +30,8 @@ pub struct SenderCounters {
     pub acked: u64,
     /// Fast retransmits (entries into fast recovery).
     pub fast_retransmits: u64,
+    /// Duplicate acknowledgements received (an ACK that moves nothing while data is out).
+    pub duplicate_acks: u64,
     /// Retransmission timeouts that fired (each a loss event; probes firing instead are
     /// counted in `probes`).
     pub timeouts: u64,
@@ -57,6 +59,7 @@ impl SenderCounters {
             retransmitted: self.retransmitted - earlier.retransmitted,
             acked: self.acked - earlier.acked,
             fast_retransmits: self.fast_retransmits - earlier.fast_retransmits,
+            duplicate_acks: self.duplicate_acks - earlier.duplicate_acks,
             timeouts: self.timeouts - earlier.timeouts,
             probes: self.probes - earlier.probes,
             cwnd_seconds: self.cwnd_seconds - earlier.cwnd_seconds,
@@ -491,6 +494,11 @@ impl SubflowSender {
         self.wake_at(self.tick(deadline))
     }
 
+    /// Whether this sender's segments carry TCP timestamps (RFC 7323).
+    pub fn uses_timestamps(&self) -> bool {
+        self.settings.timestamps
+    }
+
     /// Stops the retransmission timer (its pending wake-up becomes a no-op).
     #[inline]
     pub fn stop_timer(&mut self) {
@@ -738,6 +746,7 @@ impl SubflowSender {
     #[inline(never)]
     fn on_duplicate<W: Window>(&mut self, ack: u64, now: Time, w: &mut W) -> AckOutcome {
         self.dupacks += 1;
+        self.counters.duplicate_acks += 1;
         let send = AckOutcome::Send(TimerAction::Keep);
         if self.phase == Phase::Recovery {
             self.prr.sacked += 1;
@@ -800,6 +809,7 @@ impl SubflowSender {
             self.dupacks = 0;
         } else {
             self.dupacks += 1;
+            self.counters.duplicate_acks += 1;
         }
         self.account(now, w);
         let reorder_before = self.reorder_at;

@@ -7,6 +7,11 @@ use sim_core::{BufferLimit, Discipline, EventList, Hop, Link, LinkCounters, Link
 
 use crate::config::TcpConfig;
 use crate::connection::{Connection, ConnectionSettings, Ctx, DataLevel, Jitter};
+use crate::tap::{CaptureSink, CaptureSpec};
+
+/// With captures, a run is cut into at least this many slices, after each of which the tapped
+/// packets go to the capture sink (slicing changes nothing else).
+const CAPTURE_SLICES: u32 = 1000;
 use crate::event::{Event, MAX_INDEX};
 use crate::receiver::{Ack, Receiver, ReceiverConfig};
 use crate::records::{FlowRecord, LinkRecord, RunOutput, RunStats, Sample, SubflowRecord};
@@ -131,6 +136,9 @@ pub struct Simulation {
     names: String,
     name_ends: Vec<u32>,
     samples: Vec<Sample>,
+    /// Packet captures and where their segments go (none: nothing tapped, nothing scheduled).
+    captures: Vec<CaptureSpec>,
+    capture_sink: Option<Box<dyn CaptureSink>>,
 }
 
 impl Simulation {
@@ -156,6 +164,8 @@ impl Simulation {
             last_sample_acked: Vec::new(),
             names: String::new(),
             name_ends: Vec::new(),
+            captures: Vec::new(),
+            capture_sink: None,
             samples: Vec::new(),
         }
     }
@@ -294,10 +304,11 @@ impl Simulation {
     /// `observe` after each (for a progress display).
     pub fn run_observed(mut self, slices: u32, mut observe: impl FnMut(&Progress)) -> RunOutput {
         let end = self.config.duration;
-        let slices = slices.max(1) as u64;
+        let slices = if self.captures.is_empty() { slices.max(1) } else { slices.max(CAPTURE_SLICES) } as u64;
         for k in 1..=slices {
             let until = if k == slices { end } else { Time((end.as_ps() as u128 * k as u128 / slices as u128) as u64) };
             self.advance(until, u64::MAX);
+            self.flush_captures();
             observe(&Progress { simulated: until, duration: end, events: self.ctx.events.executed() });
         }
         self.report()
@@ -386,6 +397,54 @@ impl Simulation {
         }
     }
 
+    /// Captures the packets arriving at `spec.links` (from the flows and within the times it
+    /// says), for the sink of [`Simulation::set_capture_sink`]; call after adding the links and
+    /// flows.
+    pub fn add_capture(&mut self, spec: CaptureSpec) {
+        for l in &spec.links {
+            let link = &self.links[l.0 as usize];
+            self.ctx.net.tap(link.id);
+            self.ctx.net.tap_pipe(link.reverse);
+        }
+        self.captures.push(spec);
+    }
+
+    /// Where every capture's segments go (without one, captures are taken and discarded).
+    pub fn set_capture_sink(&mut self, sink: Box<dyn CaptureSink>) {
+        self.capture_sink = Some(sink);
+    }
+
+    /// Hands the tapped packets to the capture sink as segments.
+    #[inline(never)]
+    fn flush_captures(&mut self) {
+        let Some(sink) = self.capture_sink.as_mut() else {
+            self.ctx.net.tapped.clear();
+            return;
+        };
+        let tapped = std::mem::take(&mut self.ctx.net.tapped);
+        for t in &tapped {
+            let Some((global, to_receiver)) = crate::tap::destination(self.ctx.net.hops_from(t.packet.hop)) else { continue };
+            let (conn, r) = self.owners[global as usize];
+            for (i, spec) in self.captures.iter().enumerate() {
+                let here =
+                    spec.links.iter().map(|l| &self.links[l.0 as usize]).any(|l| t.at == Hop::Link(l.id) || t.at == Hop::Pipe(l.reverse));
+                let wanted = here && t.time >= spec.from && t.time < spec.until && spec.flows.as_ref().is_none_or(|f| f.contains(&conn));
+                if wanted {
+                    let c = &self.conns[conn as usize];
+                    let view = crate::tap::FlowView {
+                        flow: conn,
+                        subflow: r,
+                        multipath: c.senders.len() > 1,
+                        timestamps: c.senders[r as usize].uses_timestamps(),
+                    };
+                    sink.write(i, &crate::tap::segment(t, to_receiver, &view, self.config.mss));
+                }
+            }
+        }
+        self.ctx.net.tapped = tapped;
+        self.ctx.net.tapped.clear();
+    }
+
     fn snapshot(&mut self) {
         let now = self.ctx.events.now();
         for link in &mut self.links {
@@ -435,6 +494,7 @@ impl Simulation {
     }
 
     fn report(mut self) -> RunOutput {
+        self.flush_captures();
         let end = self.config.duration;
         let warmup = self.config.warmup;
         let mss = self.config.mss;
@@ -509,6 +569,7 @@ impl Simulation {
                     packets_sent: d.sent,
                     retransmissions: d.retransmitted,
                     fast_retransmits: d.fast_retransmits,
+                    duplicate_acks: d.duplicate_acks,
                     timeouts: d.timeouts,
                 });
             }

@@ -59,6 +59,7 @@ pub fn load_text(file: &str, text: &str, sets: &[(String, String)]) -> Result<Sc
 /// What a scenario file describes: a packet-level network, or seed 004's abstract AIMD model
 /// (a file with an `[aimd]` table).
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)] // one per run, moved at most a few times: size is moot
 pub enum Experiment {
     /// Links and flows, simulated packet by packet.
     Packet(Scenario),

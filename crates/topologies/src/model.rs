@@ -8,12 +8,14 @@ use sim_core::threshold::DropperPolicy;
 
 use crate::units::{BufferValue, RateValue, SizeValue};
 
-/// The most flows one run may have (a flow that has not started takes about 1.4 KB).
+/// The most flows one run may have (a flow that has not started takes about 1 KB).
 pub const MAX_FLOWS: usize = 2_000_000;
 /// The most links one run may have.
 pub const MAX_LINKS: usize = 1_000_000;
 /// The most time-series rows one run may record (about 60 bytes each in memory).
 pub const MAX_SAMPLES: u64 = 20_000_000;
+/// The most captures one run takes (each is a file).
+pub const MAX_CAPTURES: usize = 64;
 
 /// An expanded scenario; cross-checks wait for [`Scenario::build`].
 #[derive(Clone, Debug)]
@@ -37,6 +39,25 @@ pub struct Scenario {
     pub metrics: MetricsModel,
     /// `[fluid]`: how the fluid model of this scenario is set up.
     pub fluid: FluidModel,
+    /// `[[capture]]` (and `run --capture`): packet captures.
+    pub captures: Vec<CaptureModel>,
+}
+
+/// One packet capture: the packets arriving at a link, in front of its queue.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CaptureModel {
+    /// Where it was declared (`capture[0]`, or `--capture`), for errors.
+    pub key: String,
+    /// The links' names: one file of what arrives at any of them (a multipath flow's subflows
+    /// on different links in one file, as Wireshark needs them to group the subflows).
+    pub links: Vec<String>,
+    /// The flows captured, by name (a counted flow's group name stands for all its copies);
+    /// `None`: every flow.
+    pub flows: Option<Vec<String>>,
+    /// Arrivals from this time on…
+    pub from: Time,
+    /// …until this one (`None`: the end of the run).
+    pub until: Option<Time>,
 }
 
 /// `[fluid]`: the fluid model's choices (README, "The fluid model").

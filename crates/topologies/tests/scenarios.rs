@@ -412,3 +412,24 @@ stop = "3s"
     let stopping = out.flows.iter().find(|f| f.flow == "stopping").unwrap();
     assert!(stopping.bytes_delivered as f64 * 8.0 > 10e6, "{stopping:?}");
 }
+
+#[test]
+fn a_capture_table_is_checked_by_key() {
+    let base = format!("{GOOD}\n[[capture]]\n");
+    let cases = [
+        ("link = \"bottlenek\"\n", "capture[0].link[0]: no link named \"bottlenek\"; did you mean \"bottleneck\"?"),
+        ("link = 3\n", "capture[0].link: expected a link name or an array of them, got an integer"),
+        ("link = \"bottleneck\"\nflows = [\"x\"]\n", "capture[0].flows[0]: no flow named \"x\""),
+        ("link = \"bottleneck\"\nfrom = \"3s\"\n", "capture[0].until: must be after `from`"),
+        ("link = \"bottleneck\"\nlnk = 1\n", "capture[0].lnk: unknown key"),
+        ("flows = [\"f\"]\n", "capture[0].link: missing"),
+    ];
+    for (table, expected) in cases {
+        let err = error(&format!("{base}{table}"), &[]);
+        assert!(err.contains(expected), "{table}: {err}");
+    }
+    // A counted flow's group name stands for its copies; a valid table builds.
+    let s = load_text("good.toml", &format!("{base}link = [\"bottleneck\", \"wifi0\"]\nflows = [\"f\"]\nuntil = \"1s\"\n"), &[]).unwrap();
+    assert_eq!(s.captures[0].links, ["bottleneck", "wifi0"]);
+    s.build().expect("the capture builds");
+}

@@ -41,6 +41,9 @@ impl Scenario {
         let index = self.link_index()?;
         self.check_flow_names()?;
         let mut warnings = Vec::new();
+        if let Some(c) = self.captures.first() {
+            warnings.push(format!("{}: packet captures are made by `equipoise run`; the fluid model has no packets", c.key));
+        }
         let mut network = Network::new();
         let packet_bits = self.sim.mss as f64 * 8.0;
         let mut link_bps = Vec::with_capacity(self.links.len());

@@ -3,6 +3,7 @@
 //! thresholds against the packet size, the sizes of what a run records). What both engines
 //! derive the same way (link names, rates, window laws, TCP settings) is here.
 
+pub mod capture;
 pub mod fluid;
 pub mod packet;
 

@@ -37,6 +37,7 @@ impl Scenario {
         for flow in &self.flows {
             sim.add_flow(self.flow_spec(flow, &index)?);
         }
+        self.add_captures(&mut sim, &index)?;
         self.check_metrics()?;
         Ok(sim)
     }

@@ -47,7 +47,18 @@ pub fn expand(d: Declared) -> Result<Scenario> {
     if out.is_empty() {
         return Err(ScenarioError::new(&d.file, "flow", "no flows; add at least one [[flow]] or [[traffic]] table"));
     }
-    Ok(Scenario { file: d.file, text: d.text, meta: d.meta, sim: d.sim, tcp: d.tcp, links, flows: out, metrics: d.metrics, fluid: d.fluid })
+    Ok(Scenario {
+        file: d.file,
+        text: d.text,
+        meta: d.meta,
+        sim: d.sim,
+        tcp: d.tcp,
+        links,
+        flows: out,
+        metrics: d.metrics,
+        fluid: d.fluid,
+        captures: d.captures,
+    })
 }
 
 /// When flow `name` starts: the fixed time, or a time drawn uniformly from the interval.

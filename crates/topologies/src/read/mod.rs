@@ -5,6 +5,7 @@
 //! counted `[[flow]]` as one template, a route by its name, a `[[traffic]]` generator by its
 //! law. [`crate::expand`] turns that into plain links and flows.
 
+mod capture;
 mod flows;
 mod fluid;
 mod links;
@@ -17,8 +18,8 @@ mod traffic;
 use toml::{Table, Value};
 
 use crate::error::{Result, ScenarioError};
-use crate::model::{FluidModel, LinkModel, Meta, MetricsModel, SimModel, TcpModel};
-use crate::model::{MAX_FLOWS, MAX_LINKS};
+use crate::model::{CaptureModel, FluidModel, LinkModel, Meta, MetricsModel, SimModel, TcpModel};
+use crate::model::{MAX_CAPTURES, MAX_FLOWS, MAX_LINKS};
 use reader::{Reader, type_name};
 
 pub use flows::{FlowDecl, PathDecl, PathSource, StartModel};
@@ -29,7 +30,8 @@ pub use topology::{LinkDefaults, LinkOverride, TopologyKind, TopologySpec};
 pub use traffic::{PoissonTarget, Senders, SizeDistribution, TrafficDecl, TrafficKind};
 
 /// Top-level tables of a scenario.
-pub const SECTIONS: &[&str] = &["meta", "sim", "tcp", "topology", "link", "flow", "traffic", "metrics", "fluid", "quick", "aimd"];
+pub const SECTIONS: &[&str] =
+    &["meta", "sim", "tcp", "topology", "link", "flow", "traffic", "metrics", "fluid", "capture", "quick", "aimd"];
 
 /// A scenario as its file declares it: read and typed, not yet expanded.
 #[derive(Clone, Debug)]
@@ -56,6 +58,8 @@ pub struct Declared {
     pub metrics: MetricsModel,
     /// `[fluid]`.
     pub fluid: FluidModel,
+    /// `[[capture]]`.
+    pub captures: Vec<CaptureModel>,
 }
 
 /// Parses scenario `text` read from `file` as TOML; a syntax error keeps the parser's line
@@ -95,6 +99,7 @@ pub fn read_scenario(file: &str, root: &Table) -> Result<Declared> {
         Some(t) => fluid::read_fluid(t)?,
         None => FluidModel::default(),
     };
+    let captures = read_array(&mut top, "capture", MAX_CAPTURES, capture::read_capture, <[CaptureModel]>::len)?;
     // `[quick]` is read by `quick_sets` before the scenario is.
     top.value("quick");
     top.finish()?;
@@ -102,7 +107,7 @@ pub fn read_scenario(file: &str, root: &Table) -> Result<Declared> {
         return Err(ScenarioError::new(file, "link", "no links; add at least one [[link]] table or a [topology]"));
     }
     let text = toml::to_string(root).map_err(|e| ScenarioError::new(file, "", e.to_string()))?;
-    Ok(Declared { file: file.to_string(), text, meta, sim, tcp, topology, links, flows, traffic, metrics, fluid })
+    Ok(Declared { file: file.to_string(), text, meta, sim, tcp, topology, links, flows, traffic, metrics, fluid, captures })
 }
 
 /// How many flows the templates `f` stand for.
