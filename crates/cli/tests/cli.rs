@@ -78,6 +78,7 @@ fn tables_have_the_documented_columns_and_provenance() {
                 "packets_sent",
                 "retransmissions",
                 "fast_retransmits",
+                "duplicate_acks",
                 "timeouts",
             ],
         ),
