@@ -27,10 +27,10 @@ pub struct RouteId(pub u32);
 pub enum Hop {
     /// Wait, be serialized and propagate over a link.
     Link(LinkId),
-    /// The same over a link whose arrivals are captured ([`Network::tap`]).
-    TappedLink(LinkId),
-    /// [`Hop::Pipe`] into a pipe whose entries are captured ([`Network::tap_pipe`]).
-    TappedPipe(PipeId),
+    /// A link or pipe whose arrivals are captured ([`Network::tap`], [`Network::tap_pipe`]):
+    /// the index of the original hop in the network's table of taps. One variant for both keeps
+    /// the forwarding `match` as short as it was without captures.
+    Tapped(u32),
     /// Propagate through a pipe (an uncongested path: no queue, no serialization).
     Pipe(PipeId),
     /// Hand the packet to the transport endpoint with this number.
@@ -93,6 +93,8 @@ pub struct Network {
     hops: Vec<Hop>,
     dropped: [u64; 3],
     scratch: Vec<PacketId>,
+    /// The original hops behind [`Hop::Tapped`] indices.
+    taps: Vec<Hop>,
     /// Arrivals at tapped links, oldest first, until the caller drains them.
     pub tapped: Vec<Tapped>,
 }
@@ -127,22 +129,27 @@ impl Network {
 
     /// Copies every packet arriving at link `id` into [`Network::tapped`] (a capture point in
     /// front of its queue: dropped packets are seen too). The routes over it, which must all
-    /// have been added, cross it as [`Hop::TappedLink`] from now on, so that untapped links
-    /// cost nothing more per packet.
+    /// have been added, cross it as a [`Hop::Tapped`] from now on, so that untapped links cost
+    /// nothing more per packet.
     pub fn tap(&mut self, id: LinkId) {
-        for hop in &mut self.hops {
-            if *hop == Hop::Link(id) {
-                *hop = Hop::TappedLink(id);
-            }
-        }
+        self.tap_hop(Hop::Link(id));
     }
 
     /// Copies every packet entering pipe `id` into [`Network::tapped`] (the reverse direction
     /// of a captured link, where the ACKs travel), as [`Network::tap`] does for a link.
     pub fn tap_pipe(&mut self, id: PipeId) {
+        self.tap_hop(Hop::Pipe(id));
+    }
+
+    fn tap_hop(&mut self, original: Hop) {
+        if self.taps.contains(&original) {
+            return;
+        }
+        let tapped = Hop::Tapped(self.taps.len() as u32);
+        self.taps.push(original);
         for hop in &mut self.hops {
-            if *hop == Hop::Pipe(id) {
-                *hop = Hop::TappedPipe(id);
+            if *hop == original {
+                *hop = tapped;
             }
         }
     }
@@ -199,15 +206,8 @@ impl Network {
                 }
                 None
             }
-            Hop::TappedLink(l) => {
-                self.arrive_tapped(l, id, now, events);
-                None
-            }
-            Hop::TappedPipe(p) => {
-                self.tapped.push(Tapped { time: now, at: Hop::Pipe(p), packet: self.packets[id], dropped: false });
-                if let Some(at) = self.pipes[p.0 as usize].enter(&mut self.packets, id, now) {
-                    events.schedule(at, NetEvent::PipeExit(p).into());
-                }
+            Hop::Tapped(t) => {
+                self.forward_tapped(t, id, now, events);
                 None
             }
             Hop::Pipe(p) => {
@@ -220,17 +220,30 @@ impl Network {
         }
     }
 
-    /// A [`Hop::TappedLink`]: the arrival, copied into [`Network::tapped`] with its fate.
+    /// A [`Hop::Tapped`]: the original hop's work, and the arrival copied into
+    /// [`Network::tapped`] with its fate.
     #[cold]
     #[inline(never)]
-    fn arrive_tapped<E: From<NetEvent> + EventCode>(&mut self, l: LinkId, id: PacketId, now: Time, events: &mut EventList<E>) {
-        let admission = self.links[l.0 as usize].arrive(&mut self.packets, id, now);
-        let dropped = matches!(admission, Admission::Dropped(_));
-        self.tapped.push(Tapped { time: now, at: Hop::Link(l), packet: self.packets[id], dropped });
-        match admission {
-            Admission::Queued(None) => {}
-            Admission::Queued(Some(at)) => events.schedule(at, NetEvent::LinkExit(l).into()),
-            Admission::Dropped(_) => self.drop_packet(id),
+    fn forward_tapped<E: From<NetEvent> + EventCode>(&mut self, t: u32, id: PacketId, now: Time, events: &mut EventList<E>) {
+        let at = self.taps[t as usize];
+        match at {
+            Hop::Link(l) => {
+                let admission = self.links[l.0 as usize].arrive(&mut self.packets, id, now);
+                let dropped = matches!(admission, Admission::Dropped(_));
+                self.tapped.push(Tapped { time: now, at, packet: self.packets[id], dropped });
+                match admission {
+                    Admission::Queued(None) => {}
+                    Admission::Queued(Some(at)) => events.schedule(at, NetEvent::LinkExit(l).into()),
+                    Admission::Dropped(_) => self.drop_packet(id),
+                }
+            }
+            Hop::Pipe(p) => {
+                self.tapped.push(Tapped { time: now, at, packet: self.packets[id], dropped: false });
+                if let Some(at) = self.pipes[p.0 as usize].enter(&mut self.packets, id, now) {
+                    events.schedule(at, NetEvent::PipeExit(p).into());
+                }
+            }
+            Hop::Deliver(_) | Hop::Tapped(_) => unreachable!("only links and pipes are tapped"),
         }
     }
 

@@ -279,7 +279,7 @@ impl Connection {
 
     /// Acknowledgement `ack` arrived on subflow `r`, carrying the data-level acknowledgement
     /// `data_ack`.
-    #[inline]
+    #[inline(always)]
     pub fn on_ack(&mut self, r: usize, ack: Ack, data_ack: u64, ctx: &mut Ctx) {
         let window_opened = data_ack > self.data.acked;
         self.data.acked = self.data.acked.max(data_ack);
