@@ -57,8 +57,11 @@ impl<'a> Routing<'a> {
                 topology.host_paths(src, dst)
             }
         };
+        // Every path: nothing to draw (a stream per flow would cost more than the rest of its
+        // setup).
+        let Some(subflows) = decl.subflows else { return Ok(all) };
         let mut rng = stream(self.seed, &format!("flow.{flow}.paths"));
-        Ok(choose_paths(&all, decl.subflows, &mut rng))
+        Ok(choose_paths(&all, Some(subflows), &mut rng))
     }
 
     fn topology(&self, decl: &PathDecl, key: &str) -> Result<&'a Topology> {
