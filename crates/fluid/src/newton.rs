@@ -3,13 +3,17 @@
 //! Each step solves `(I/Δt − J)·(Δu, Δv) = (G, H)` (see [`crate::solver`] for the unknowns and
 //! residuals): a backward-Euler step of `du/dt = G`, `dv/dt = H` that becomes Newton's step as
 //! `Δt` grows. With `A = ∂G/∂u` (block diagonal: one block per flow, by finite differences of
-//! the flow's own window law), `Bm = ∂G/∂v` (through the path losses), `C = ∂H/∂u` (through the
-//! loads), `D = ∂H/∂v` (0 for prices, −1 for a loss curve) and `P = I/Δt − A`:
+//! the flow's own window law), `Bm = ∂G/∂v` (through the path losses and, on a link within its
+//! queue, through the RTTs a coupled law reads, by finite differences), `C = ∂H/∂u` (through the
+//! loads), `D = ∂H/∂v` (−1 for a loss curve; for prices, a queue's delay lowering the rates
+//! through every link its paths share) and `P = I/Δt − A`:
 //! `Δu = P⁻¹(G + Bm·Δv)` and `(I/Δt − D − C·P⁻¹·Bm)·Δv = H + C·P⁻¹·G`, a dense system with one
 //! row per active congestible link. Rows that barely move anything (a price near 0, a coupled
 //! law's own window) are damped so that one step moves them by about 3 at most. Subflows and
 //! links pinned at a floor by complementarity take no step, and a step that would cross a floor
-//! pins its variable there and is solved again (an active-set method).
+//! pins its variable there and is solved again (an active-set method); a link crossing the end
+//! of its queue stops there likewise, and the next step sees the other side's slopes. An
+//! iteration that has not halved its merit in 40 steps gives up, for the dynamics' march.
 //!
 //! The step is scaled so that no price and no growing window moves by more than 3 in log terms,
 //! then shortened until the relative residuals fall (Armijo); `Δt` grows tenfold after a full

@@ -7,15 +7,11 @@ use sim_core::{BufferLimit, Discipline, EventList, Hop, Link, LinkCounters, Link
 
 use crate::config::TcpConfig;
 use crate::connection::{Connection, ConnectionSettings, Ctx, DataLevel, Jitter};
-use crate::tap::{CaptureSink, CaptureSpec};
-
-/// With captures, a run is cut into at least this many slices, after each of which the tapped
-/// packets go to the capture sink (slicing changes nothing else).
-const CAPTURE_SLICES: u32 = 1000;
 use crate::event::{Event, MAX_INDEX};
 use crate::receiver::{Ack, Receiver, ReceiverConfig};
 use crate::records::{FlowRecord, LinkRecord, RunOutput, RunStats, Sample, SubflowRecord};
 use crate::sender::{SenderCounters, SubflowSender};
+use crate::tap::{CaptureSink, CaptureSpec};
 
 /// Run-wide settings (the `[sim]` table of a scenario).
 #[derive(Clone, Debug, PartialEq)]
@@ -59,6 +55,10 @@ pub struct LinkSpec {
     /// Scheduled state changes: at this time, up (`true`) or down.
     pub events: Vec<(Time, bool)>,
 }
+
+/// With captures, a run is cut into at least this many slices, after each of which the tapped
+/// packets go to the capture sink (slicing changes nothing else).
+const CAPTURE_SLICES: u32 = 1000;
 
 /// How far a run is, reported between slices of [`Simulation::run_observed`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -136,7 +136,7 @@ pub struct Simulation {
     names: String,
     name_ends: Vec<u32>,
     samples: Vec<Sample>,
-    /// Packet captures and where their segments go (none: nothing tapped, nothing scheduled).
+    /// Packet captures and where their segments go (none: nothing tapped).
     captures: Vec<CaptureSpec>,
     capture_sink: Option<Box<dyn CaptureSink>>,
 }

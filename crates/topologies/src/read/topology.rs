@@ -59,7 +59,7 @@ pub enum TopologyKind {
 }
 
 impl TopologyKind {
-    /// The configuration name, one of [`KINDS`].
+    /// The configuration name, one of the kinds the reader accepts (`KINDS`).
     pub fn name(&self) -> &'static str {
         match self {
             TopologyKind::Dumbbell { .. } => "dumbbell",
