@@ -121,8 +121,9 @@ pub fn equilibrium(net: &Network, opts: &Options) -> Result<Equilibrium, FluidEr
     // Start with full queues (the longest RTTs) and 1 % congestion loss on every congestible
     // link.
     let start_p = 0.01;
-    let prices: Vec<f64> = (0..net.links.len()).map(|l| if m.priced[l] { solver.prices.var(l, start_p) } else { 0.0 }).collect();
-    let congestion: Vec<f64> = (0..net.links.len()).map(|l| if m.priced[l] { start_p } else { 0.0 }).collect();
+    let prices: Vec<f64> =
+        (0..net.links.len()).map(|l| if net.links[l].congestible() { solver.prices.var(l, start_p) } else { 0.0 }).collect();
+    let congestion: Vec<f64> = net.links.iter().map(|l| if l.congestible() { start_p } else { 0.0 }).collect();
     let windows = initial_windows(&m, &congestion);
     // Phase 1: a well-behaved proxy law finds prices of the right magnitude.
     let (windows, prices) = match solver::solve(&m, &windows, &prices, true) {

@@ -33,8 +33,6 @@ pub(crate) struct Model<'a> {
     pub prop_rtt: Vec<f64>,
     /// Link indices of each global subflow's path.
     pub paths: Vec<&'a [usize]>,
-    /// Whether each link takes part in the equilibrium as a constraint (finite capacity).
-    pub priced: Vec<bool>,
 }
 
 impl<'a> Model<'a> {
@@ -47,16 +45,8 @@ impl<'a> Model<'a> {
             }
             _ => {}
         }
-        let mut m = Model {
-            net,
-            opts: *opts,
-            k: opts.constant.factor(),
-            offsets: vec![0],
-            flow_of: vec![],
-            prop_rtt: vec![],
-            paths: vec![],
-            priced: vec![],
-        };
+        let mut m =
+            Model { net, opts: *opts, k: opts.constant.factor(), offsets: vec![0], flow_of: vec![], prop_rtt: vec![], paths: vec![] };
         for (f, flow) in net.flows.iter().enumerate() {
             for (r, s) in flow.subflows.iter().enumerate() {
                 m.flow_of.push(f);
@@ -65,7 +55,6 @@ impl<'a> Model<'a> {
             }
             m.offsets.push(m.flow_of.len());
         }
-        m.priced = net.links.iter().map(|l| l.congestible()).collect();
         Ok(m)
     }
 

@@ -166,7 +166,7 @@ pub(crate) fn step(solver: &mut Solver, e: &Eval, active_subflow: &[bool], activ
     let mut row = vec![usize::MAX; links.len()];
     let mut k = 0;
     for l in 0..links.len() {
-        if m.priced[l] && active_link[l] {
+        if links[l].congestible() && active_link[l] {
             row[l] = k;
             k += 1;
         }

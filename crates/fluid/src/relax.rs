@@ -27,7 +27,7 @@ impl System for Dynamics<'_, '_, '_> {
             *d = if e.active_subflow[r] { e.g[r] } else { 0.0 };
         }
         for l in 0..e.h.len() {
-            dy[self.n + l] = if e.active_link[l] && self.solver.m.priced[l] { e.h[l] } else { 0.0 };
+            dy[self.n + l] = if e.active_link[l] && self.solver.m.net.links[l].congestible() { e.h[l] } else { 0.0 };
         }
     }
 

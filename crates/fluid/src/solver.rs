@@ -94,9 +94,8 @@ impl Prices {
             .net
             .links
             .iter()
-            .enumerate()
-            .map(|(i, l)| match (m.opts.loss_model, l.standing_queue) {
-                (LossModel::Price, Some(q)) if q > 0.0 && m.priced[i] => q / l.capacity,
+            .map(|l| match (m.opts.loss_model, l.standing_queue) {
+                (LossModel::Price, Some(q)) if q > 0.0 && l.congestible() => q / l.capacity,
                 _ => 0.0,
             })
             .collect();
@@ -257,7 +256,7 @@ impl<'m, 'a> Solver<'m, 'a> {
         let n = m.subflows();
         let w: Vec<f64> = s.u.iter().map(|u| u.exp()).collect();
         let p = &self.prices;
-        let congestible = |l: usize, value: f64| if m.priced[l] { value } else { 0.0 };
+        let congestible = |l: usize, value: f64| if links[l].congestible() { value } else { 0.0 };
         let congestion: Vec<f64> = (0..links.len()).map(|l| congestible(l, p.loss(l, s.v[l]))).collect();
         let delay: Vec<f64> = (0..links.len()).map(|l| congestible(l, p.delay(l, s.v[l]))).collect();
         let loss_slope: Vec<f64> = (0..links.len()).map(|l| congestible(l, p.loss_slope(l, s.v[l]))).collect();
@@ -272,7 +271,7 @@ impl<'m, 'a> Solver<'m, 'a> {
         let mut merit = 0.0;
         let mut h = vec![0.0; links.len()];
         let mut active_link = vec![false; links.len()];
-        for (l, link) in links.iter().enumerate().filter(|&(l, _)| m.priced[l]) {
+        for (l, link) in links.iter().enumerate().filter(|(_, l)| l.congestible()) {
             let at_floor = s.v[l] <= 0.0;
             let res = match m.opts.loss_model {
                 LossModel::Price => {

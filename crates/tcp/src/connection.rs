@@ -60,8 +60,8 @@ pub struct DataLevel {
     /// Receiver: data segments delivered in order (multipath; a single-path connection's
     /// receiver counts them).
     pub delivered: u64,
-    /// What only a multipath connection needs (`None` for single-path TCP: 64 bytes fewer per
-    /// flow).
+    /// What only a multipath connection needs, made at its first use (never for single-path
+    /// TCP: 64 bytes fewer per flow).
     pub multipath: Option<Box<Reassembly>>,
 }
 

@@ -272,7 +272,6 @@ impl Simulation {
             data: DataLevel {
                 limit: Connection::segments_for(spec.size, mss),
                 buffer: spec.receive_buffer.unwrap_or(u64::MAX),
-                multipath: multipath.then(Box::default),
                 ..DataLevel::default()
             },
             config: ConnectionSettings::of(&spec.tcp),
@@ -434,7 +433,7 @@ impl Simulation {
                     let view = crate::tap::FlowView {
                         flow: conn,
                         subflow: r,
-                        multipath: c.senders.len() > 1,
+                        multipath: c.multipath(),
                         timestamps: c.senders[r as usize].uses_timestamps(),
                     };
                     sink.write(i, &crate::tap::segment(t, to_receiver, &view, self.config.mss));
