@@ -77,7 +77,7 @@ pub(crate) fn run(solver: &mut Solver, mut state: State, max_iterations: usize) 
         }
         if let Some((trial, next)) = accepted {
             let gain = eval.merit / next.merit.max(1e-300);
-            dt = if alpha == full { (dt * gain.clamp(1.0, 10.0)).min(1e12) } else { dt * 0.5 };
+            dt = if alpha == full { (dt * gain.clamp(2.0, 10.0)).min(1e12) } else { dt * 0.5 };
             (state, eval) = (trial, next);
         } else if let Some((trial, next)) = fallback.filter(|(_, next)| next.merit <= 10.0 * best) {
             dt *= 0.5;
@@ -105,18 +105,32 @@ fn constrained_step(solver: &mut Solver, state: &State, eval: &Eval, dt: f64) ->
     let mut links = eval.active_link.clone();
     let mut pinned: Vec<Option<f64>> = vec![None; links.len()];
     let mut subflows = eval.active_subflow.clone();
+    // `eval` with the queue's slopes at links that leave a full queue downwards.
+    let mut below: Option<Eval> = None;
     for _ in 0..8 {
-        let (mut du, mut dv) = step(solver, eval, &subflows, &links, dt)?;
+        let fixed: Vec<Option<f64>> = pinned.iter().zip(&state.v).map(|(p, v)| p.map(|p| p - v)).collect();
+        let e = below.as_ref().unwrap_or(eval);
+        let (mut du, mut dv) = step(solver, e, &subflows, &links, &fixed, dt)?;
         let mut changed = false;
+        let mut leaving = Vec::new();
         for l in 0..dv.len() {
             if !links[l] {
                 continue;
             }
             let (v, next) = (state.v[l], state.v[l] + dv[l]);
-            let stop = if next < 0.0 {
-                Some(0.0)
-            } else if solver.prices.has_queue(l) && (v < 1.0) != (next < 1.0) && v != 1.0 {
+            let queue = solver.prices.has_queue(l);
+            let stop = if queue && v == 1.0 && next < 1.0 && e.delay_slope[l] == 0.0 {
+                // At the queue's end, the step was solved with the loss side's slopes but goes
+                // the other way: solve again with the queue's.
+                leaving.push(l);
+                None
+            } else if queue && v == 1.0 && next > 1.0 && e.delay_slope[l] > 0.0 {
+                // Neither side's slopes move it away from the queue's end: it stays there.
                 Some(1.0)
+            } else if queue && v != 1.0 && (v < 1.0) != (next < 1.0) {
+                Some(1.0)
+            } else if next < 0.0 {
+                Some(0.0)
             } else {
                 None
             };
@@ -125,6 +139,12 @@ fn constrained_step(solver: &mut Solver, state: &State, eval: &Eval, dt: f64) ->
                 pinned[l] = stop;
                 changed = true;
             }
+        }
+        for &l in &leaving {
+            let e = below.get_or_insert_with(|| eval.clone());
+            e.delay_slope[l] = solver.prices.delay_slope(l, 0.0);
+            e.loss_slope[l] = 0.0;
+            changed = true;
         }
         for r in 0..du.len() {
             if subflows[r] && eval.g[r] < 0.0 && state.u[r] + du[r] < solver.u_min {
@@ -145,8 +165,8 @@ fn constrained_step(solver: &mut Solver, state: &State, eval: &Eval, dt: f64) ->
     None
 }
 
-/// Finite-difference step in `ln w`.
-const DELTA: f64 = 1e-7;
+/// Central-difference step in `ln w` and `ln τ`.
+const DELTA: f64 = 1e-5;
 
 /// A flow's part of the step: its active subflows (global indices), the active links its paths
 /// cross (link indices), and `P⁻¹·[G | Bm]` (one row per active subflow, one column for G and
@@ -158,15 +178,24 @@ struct FlowPart {
 }
 
 /// The step `(Δu, Δv)` for pseudo-time step `dt` with the subflows of `active_subflow` and the
-/// links of `active_link` free (the others stay), or `None` if a system is singular.
-pub(crate) fn step(solver: &mut Solver, e: &Eval, active_subflow: &[bool], active_link: &[bool], dt: f64) -> Option<(Vec<f64>, Vec<f64>)> {
+/// links of `active_link` free, the links of `fixed` moved by the amount given, and the others
+/// staying; or `None` if a system is singular. A fixed link keeps its Schur row, as the
+/// equation `Δv_l = fixed`, so that the flows through it step knowing where it goes.
+pub(crate) fn step(
+    solver: &mut Solver,
+    e: &Eval,
+    active_subflow: &[bool],
+    active_link: &[bool],
+    fixed: &[Option<f64>],
+    dt: f64,
+) -> Option<(Vec<f64>, Vec<f64>)> {
     let m = solver.m;
     let links = &m.net.links;
-    // Schur rows: the active congestible links.
+    // Schur rows: the active and the fixed congestible links.
     let mut row = vec![usize::MAX; links.len()];
     let mut k = 0;
     for l in 0..links.len() {
-        if links[l].congestible() && active_link[l] {
+        if links[l].congestible() && (active_link[l] || fixed[l].is_some()) {
             row[l] = k;
             k += 1;
         }
@@ -217,6 +246,14 @@ pub(crate) fn step(solver: &mut Solver, e: &Eval, active_subflow: &[bool], activ
     for a in 0..k {
         s[a * k + a] = s[a * k + a].max(rhs[a].abs() / 3.0);
     }
+    for (l, d) in fixed.iter().enumerate().filter(|(l, _)| row[*l] != usize::MAX) {
+        if let Some(d) = d {
+            let a = row[l];
+            s[a * k..(a + 1) * k].fill(0.0);
+            s[a * k + a] = 1.0;
+            rhs[a] = *d;
+        }
+    }
     if k > 0 {
         Lu::new(k, s)?.solve(&mut rhs);
     }
@@ -255,15 +292,18 @@ fn flow_part(
     if na == 0 {
         return None;
     }
-    let mut g2 = vec![0.0; range.len()];
+    let (mut up, mut down) = (vec![0.0; range.len()], vec![0.0; range.len()]);
     // P = I/dt − ∂G/∂u over the active subflows.
     let mut p = vec![0.0; na * na];
     for (j, &rj) in act.iter().enumerate() {
-        w[rj] = e.w[rj] * DELTA.exp();
-        solver.flow_residuals(f, w, &e.rtt, &e.path_loss, &mut g2);
+        for (sign, g) in [(1.0, &mut up), (-1.0, &mut down)] {
+            w[rj] = e.w[rj] * (sign * DELTA).exp();
+            solver.flow_residuals(f, w, &e.rtt, &e.path_loss, g);
+        }
         w[rj] = e.w[rj];
         for (i, &ri) in act.iter().enumerate() {
-            p[i * na + j] = -(g2[ri - range.start] - e.g[ri]) / DELTA;
+            let k = ri - range.start;
+            p[i * na + j] = -(up[k] - down[k]) / (2.0 * DELTA);
         }
         p[j * na + j] += 1.0 / dt;
     }
@@ -303,11 +343,14 @@ fn flow_part(
         if queued.is_empty() {
             continue;
         }
-        rtt[rj] = e.rtt[rj] * DELTA.exp();
-        solver.flow_residuals(f, &e.w, rtt, &e.path_loss, &mut g2);
+        for (sign, g) in [(1.0, &mut up), (-1.0, &mut down)] {
+            rtt[rj] = e.rtt[rj] * (sign * DELTA).exp();
+            solver.flow_residuals(f, &e.w, rtt, &e.path_loss, g);
+        }
         rtt[rj] = e.rtt[rj];
         for (i, &ri) in act.iter().enumerate() {
-            let dg = (g2[ri - range.start] - e.g[ri]) / DELTA;
+            let k = ri - range.start;
+            let dg = (up[k] - down[k]) / (2.0 * DELTA);
             for &c in &queued {
                 cols[1 + c][i] += dg * e.delay_slope[flow_links[c]] / e.rtt[rj];
             }

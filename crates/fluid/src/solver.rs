@@ -34,6 +34,8 @@ use crate::relax;
 pub(crate) const E_MAX: f64 = 8.0;
 pub(crate) const WINDOW_CEILING: f64 = 1e15;
 const TIE: f64 = 1e-9;
+/// Newton runs per solve, each after a march along the dynamics but the first.
+const ATTEMPTS: usize = 6;
 
 /// Congestion losses below this are in the linear range of the price variable (see
 /// [`PriceScale`]).
@@ -176,6 +178,7 @@ impl State {
 }
 
 /// Everything computed from a [`State`].
+#[derive(Clone)]
 pub(crate) struct Eval {
     pub w: Vec<f64>,
     pub loads: Vec<f64>,
@@ -354,7 +357,7 @@ pub(crate) fn solve(m: &Model, windows: &[f64], prices: &[f64], proxy: bool) -> 
         v: prices.iter().zip(&solver.v_max).map(|(&v, &max)| v.clamp(0.0, max)).collect(),
     };
     let mut spent = 0;
-    for attempt in 0..3 {
+    for attempt in 0..ATTEMPTS {
         match newton::run(&mut solver, state, m.opts.max_iterations - spent) {
             Ok(mut solution) => {
                 solution.iterations += spent;
@@ -370,7 +373,7 @@ pub(crate) fn solve(m: &Model, windows: &[f64], prices: &[f64], proxy: bool) -> 
                     let e = solver.evaluate(&last);
                     return Ok(Solution::new(e, &last, spent));
                 }
-                if attempt == 2 || spent >= m.opts.max_iterations {
+                if attempt + 1 == ATTEMPTS || spent >= m.opts.max_iterations {
                     return Err(match error {
                         FluidError::NotConverged { worst, residual, .. } => FluidError::NotConverged { worst, residual, iterations: spent },
                         e => e,
