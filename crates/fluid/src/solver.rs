@@ -34,8 +34,6 @@ use crate::relax;
 pub(crate) const E_MAX: f64 = 8.0;
 pub(crate) const WINDOW_CEILING: f64 = 1e15;
 const TIE: f64 = 1e-9;
-/// Newton runs per solve, each after a march along the dynamics but the first.
-const ATTEMPTS: usize = 6;
 
 /// Congestion losses below this are in the linear range of the price variable (see
 /// [`PriceScale`]).
@@ -357,7 +355,7 @@ pub(crate) fn solve(m: &Model, windows: &[f64], prices: &[f64], proxy: bool) -> 
         v: prices.iter().zip(&solver.v_max).map(|(&v, &max)| v.clamp(0.0, max)).collect(),
     };
     let mut spent = 0;
-    for attempt in 0..ATTEMPTS {
+    for attempt in 0..3 {
         match newton::run(&mut solver, state, m.opts.max_iterations - spent) {
             Ok(mut solution) => {
                 solution.iterations += spent;
@@ -373,7 +371,7 @@ pub(crate) fn solve(m: &Model, windows: &[f64], prices: &[f64], proxy: bool) -> 
                     let e = solver.evaluate(&last);
                     return Ok(Solution::new(e, &last, spent));
                 }
-                if attempt + 1 == ATTEMPTS || spent >= m.opts.max_iterations {
+                if attempt == 2 || spent >= m.opts.max_iterations {
                     return Err(match error {
                         FluidError::NotConverged { worst, residual, .. } => FluidError::NotConverged { worst, residual, iterations: spent },
                         e => e,
