@@ -88,13 +88,13 @@ impl Scenario {
         // Flow groups in the order their tables appear, then every flow together.
         let mut groups: Vec<&str> = Vec::new();
         for f in &self.flows {
-            if !groups.contains(&f.key.as_str()) {
+            if !groups.contains(&&*f.key) {
                 groups.push(&f.key);
             }
         }
         for key in groups.iter().copied().map(Some).chain([None]) {
             let members: Vec<&FlowRecord> =
-                self.flows.iter().zip(&out.flows).filter(|(m, _)| key.is_none_or(|k| m.key == k)).map(|(_, r)| r).collect();
+                self.flows.iter().zip(&out.flows).filter(|(m, _)| key.is_none_or(|k| &*m.key == k)).map(|(_, r)| r).collect();
             let group = key.map_or("all".to_string(), |k| k.split_once('.').map_or(k, |(_, name)| name).to_string());
             flow_metrics(&mut rows, &group, &members, warmup);
         }

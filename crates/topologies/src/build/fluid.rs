@@ -97,7 +97,7 @@ impl Scenario {
         for flow in &self.flows {
             if flow.key.starts_with("traffic.") && (flow.size.is_some() || flow.stop.is_some()) {
                 return Err(self.error(
-                    &flow.key,
+                    &*flow.key,
                     "this traffic generator's flows come and go; the fluid model has long-lived flows only (a permutation of bulk flows is)",
                 ));
             }
@@ -123,7 +123,7 @@ impl Scenario {
             let mut f = fluid::Flow::with_algorithm(&flow.name, &algorithm);
             let mut names = Vec::with_capacity(flow.paths.len());
             for (p, path) in flow.paths.iter().enumerate() {
-                f = f.subflow(Subflow::new(self.route(&format!("{}.paths[{p}]", flow.key), path, &index)?));
+                f = f.subflow(Subflow::new(self.route(|| format!("{}.paths[{p}]", flow.key), path, &index)?));
                 names.push(path.join(">"));
             }
             network.add_flow(f);

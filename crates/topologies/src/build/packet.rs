@@ -108,14 +108,14 @@ impl Scenario {
             .paths
             .iter()
             .enumerate()
-            .map(|(p, names)| self.route(&format!("{}.paths[{p}]", flow.key), names, index).map(link_indices))
+            .map(|(p, names)| self.route(|| format!("{}.paths[{p}]", flow.key), names, index).map(link_indices))
             .collect::<Result<Vec<_>>>()?;
         let reverse_paths = match &flow.reverse_paths {
             None => None,
             Some(rev) => Some(
                 rev.iter()
                     .enumerate()
-                    .map(|(p, names)| self.route(&format!("{}.reverse_paths[{p}]", flow.key), names, index).map(link_indices))
+                    .map(|(p, names)| self.route(|| format!("{}.reverse_paths[{p}]", flow.key), names, index).map(link_indices))
                     .collect::<Result<Vec<_>>>()?,
             ),
         };

@@ -1,5 +1,7 @@
 //! A `[[flow]]` template to its copies.
 
+use std::sync::Arc;
+
 use super::draw_start;
 use super::routes::{Routing, with_index};
 use crate::error::{Result, ScenarioError};
@@ -11,6 +13,7 @@ use crate::read::{FlowDecl, StartModel, expand_name};
 pub(super) fn copies(decl: &FlowDecl, routing: Routing) -> Result<Vec<FlowModel>> {
     let n = decl.copies.unwrap_or(1);
     let mut flows = Vec::with_capacity(n as usize);
+    let (key, cc, tcp): (Arc<str>, _, _) = (decl.key.as_str().into(), Arc::new(decl.cc.clone()), Arc::new(decl.tcp.clone()));
     for i in 0..n {
         let name = match decl.copies {
             Some(_) if !decl.name.contains("{i}") => format!("{}.{i}", decl.name),
@@ -36,14 +39,14 @@ pub(super) fn copies(decl: &FlowDecl, routing: Routing) -> Result<Vec<FlowModel>
         flows.push(FlowModel {
             start: draw_start(start, routing.seed, &name),
             name,
-            key: decl.key.clone(),
-            cc: decl.cc.clone(),
+            key: key.clone(),
+            cc: cc.clone(),
             paths,
             reverse_paths,
             stop: decl.stop,
             size: decl.size,
             receive_buffer: decl.receive_buffer,
-            tcp: decl.tcp.clone(),
+            tcp: tcp.clone(),
         });
     }
     Ok(flows)

@@ -13,6 +13,8 @@
 //! on the scenario and the run seed. The derangement is one per run: `poisson` and
 //! `permutation` generators with `destination = "permutation"` share partners.
 
+use std::sync::Arc;
+
 use rand::RngExt;
 use rand::seq::SliceRandom;
 use rand_distr::{Distribution, Exp, Pareto};
@@ -69,15 +71,15 @@ pub(super) fn generate(g: &TrafficDecl, routing: Routing, end: Time) -> Result<V
 fn flow(g: &TrafficDecl, name: String, paths: Vec<Vec<String>>, start: Time, stop: Option<Time>, size: Option<SizeValue>) -> FlowModel {
     FlowModel {
         name,
-        key: g.key.clone(),
-        cc: g.cc.clone(),
+        key: g.key.as_str().into(),
+        cc: Arc::new(g.cc.clone()),
         paths,
         reverse_paths: None,
         start,
         stop,
         size,
         receive_buffer: None,
-        tcp: g.tcp.clone(),
+        tcp: Arc::new(g.tcp.clone()),
     }
 }
 
@@ -306,11 +308,11 @@ mod tests {
             "{FAT_TREE}[[traffic]]\nname = \"long\"\nkind = \"permutation\"\ncc = \"lia\"\nsubflows = 8\nsenders = \"h0-h42\"\n\
              [[traffic]]\nname = \"short\"\nkind = \"poisson\"\nsenders = \"h43-h127\"\ninterval = \"2s\"\nsize = \"70KB\"\n"
         ));
-        let long: Vec<_> = s.flows.iter().filter(|f| f.key == "traffic.long").collect();
+        let long: Vec<_> = s.flows.iter().filter(|f| &*f.key == "traffic.long").collect();
         assert_eq!(long.len(), 43);
         assert!(long.iter().all(|f| f.paths.len() == 8 && f.size.is_none()));
         let mut partners: Vec<String> =
-            s.flows.iter().filter(|f| f.name.ends_with(".0") || f.key == "traffic.long").map(|f| destination(&f.paths)).collect();
+            s.flows.iter().filter(|f| f.name.ends_with(".0") || &*f.key == "traffic.long").map(|f| destination(&f.paths)).collect();
         let n = partners.len();
         partners.sort();
         partners.dedup();
@@ -334,7 +336,7 @@ mod tests {
              [[traffic]]\nname = \"rest\"\nkind = \"permutation\"\nsenders = {{ share = [0.3333, 1.0] }}\n"
         ));
         let hosts = |key: &str| {
-            s.flows.iter().filter(|f| f.key == key).map(|f| f.name.split('.').nth(1).expect("host").to_string()).collect::<Vec<_>>()
+            s.flows.iter().filter(|f| &*f.key == key).map(|f| f.name.split('.').nth(1).expect("host").to_string()).collect::<Vec<_>>()
         };
         let (long, rest) = (hosts("traffic.long"), hosts("traffic.rest"));
         assert_eq!((long.len(), rest.len()), (43, 85));

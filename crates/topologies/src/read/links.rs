@@ -20,7 +20,8 @@ pub(crate) fn count(t: &mut Reader) -> Result<Option<u64>> {
 
 /// The name of copy `i` of a counted table: `{i}` replaced by `i` (`"wifi{i}"` → `"wifi3"`).
 pub(crate) fn expand_name(template: &str, i: u64) -> String {
-    template.replace("{i}", &i.to_string())
+    // Most names have no `{i}`: copy them without formatting the index.
+    if template.contains("{i}") { template.replace("{i}", &i.to_string()) } else { template.to_string() }
 }
 
 pub(super) fn read_links(mut t: Reader) -> Result<Vec<LinkModel>> {
