@@ -270,8 +270,8 @@ pub struct FlowModel {
     /// random streams.
     pub name: String,
     /// Key path for messages (`flow.<template name>`). This and the other parts every copy of
-    /// a template has alike are shared, not copied: a copy then costs 400 fewer instructions
-    /// and 280 fewer bytes to make.
+    /// a template has alike are shared, not copied: a copy of D2's flow then costs 1 000 fewer
+    /// instructions to make, and the model 272 fewer bytes.
     pub key: Arc<str>,
     /// The congestion-avoidance window law, by name with its parameters.
     pub cc: Arc<CcModel>,
