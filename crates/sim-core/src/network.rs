@@ -120,9 +120,9 @@ impl Network {
     }
 
     /// Adds a route through `hops` to endpoint `endpoint`.
-    pub fn add_route(&mut self, hops: &[Hop], endpoint: u32) -> RouteId {
+    pub fn add_route(&mut self, hops: impl IntoIterator<Item = Hop>, endpoint: u32) -> RouteId {
         let start = self.hops.len() as u32;
-        self.hops.extend_from_slice(hops);
+        self.hops.extend(hops);
         self.hops.push(Hop::Deliver(endpoint));
         RouteId(start)
     }
@@ -316,7 +316,7 @@ mod tests {
             stream(0, "b"),
         ));
         let p = net.add_pipe(Pipe::new(Time::from_us(10)));
-        let route = net.add_route(&[Hop::Link(l), Hop::Pipe(p)], 7);
+        let route = net.add_route([Hop::Link(l), Hop::Pipe(p)], 7);
         let mut events: EventList<NetEvent> = EventList::new();
         let mut delivered = Vec::new();
         for _ in 0..3 {

@@ -226,19 +226,17 @@ impl Simulation {
         let mut senders = Vec::with_capacity(spec.paths.len());
         for (r, path) in spec.paths.iter().enumerate() {
             let global = first_subflow + r as u32;
-            let mut hops: Vec<Hop> = Vec::with_capacity(path.len() + 1);
-            if spec.tcp.jitter > Time::ZERO {
-                // The send jitter: a pipe of its own in front of the path, where each packet
-                // waits until the time the sender drew for it (ns-2's `overhead_`).
-                hops.push(Hop::Pipe(self.ctx.net.add_pipe(Pipe::new(Time::ZERO))));
-            }
-            hops.extend(path.iter().map(|l| self.forward_hop(*l)));
-            let route = self.ctx.net.add_route(&hops, endpoint(global, true));
-            let ack_hops: Vec<Hop> = match &spec.reverse_paths {
-                Some(rev) => rev[r].iter().map(|l| self.forward_hop(*l)).collect(),
-                None => path.iter().rev().map(|l| Hop::Pipe(self.links[l.0 as usize].reverse)).collect(),
+            // The send jitter: a pipe of its own in front of the path, where each packet waits
+            // until the time the sender drew for it (ns-2's `overhead_`).
+            let jitter = (spec.tcp.jitter > Time::ZERO).then(|| Hop::Pipe(self.ctx.net.add_pipe(Pipe::new(Time::ZERO))));
+            // Hops go straight into the network's table, without a vector per route.
+            let links = &self.links;
+            let forward = |l: &LinkIndex| Hop::Link(links[l.0 as usize].id);
+            let route = self.ctx.net.add_route(jitter.into_iter().chain(path.iter().map(forward)), endpoint(global, true));
+            let ack_route = match &spec.reverse_paths {
+                Some(rev) => self.ctx.net.add_route(rev[r].iter().map(forward), endpoint(global, false)),
+                None => self.ctx.net.add_route(path.iter().rev().map(|l| Hop::Pipe(links[l.0 as usize].reverse)), endpoint(global, false)),
             };
-            let ack_route = self.ctx.net.add_route(&ack_hops, endpoint(global, false));
             senders.push(SubflowSender::new(route, ack_route, multipath, &spec.tcp));
             self.owners.push((conn_index, r as u32));
             self.path_ranges.push((self.path_links.len() as u32, path.len() as u32));
@@ -288,10 +286,6 @@ impl Simulation {
         self.names.push_str(&spec.name);
         self.name_ends.push(self.names.len() as u32);
         self.warm_received.resize(self.owners.len(), 0);
-    }
-
-    fn forward_hop(&self, l: LinkIndex) -> Hop {
-        Hop::Link(self.links[l.0 as usize].id)
     }
 
     /// Runs to the configured duration and reports.
