@@ -275,8 +275,8 @@ pub struct FlowModel {
     pub key: Arc<str>,
     /// The congestion-avoidance window law, by name with its parameters.
     pub cc: Arc<CcModel>,
-    /// Links of each subflow's path.
-    pub paths: Vec<Vec<String>>,
+    /// Links of each subflow's path (shared by the copies of a template that have the same).
+    pub paths: Arc<Vec<Vec<String>>>,
     /// Links of each subflow's ACK path, if not the default uncongested reverse.
     pub reverse_paths: Option<Vec<Vec<String>>>,
     /// When the flow starts (drawn when the file gives an interval).

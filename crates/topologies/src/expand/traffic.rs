@@ -73,7 +73,7 @@ fn flow(g: &TrafficDecl, name: String, paths: Vec<Vec<String>>, start: Time, sto
         name,
         key: g.key.as_str().into(),
         cc: Arc::new(g.cc.clone()),
-        paths,
+        paths: Arc::new(paths),
         reverse_paths: None,
         start,
         stop,

@@ -77,6 +77,17 @@ pub enum PathSource {
 }
 
 impl PathDecl {
+    /// Whether every copy of the table gets the same paths: no `{i}` in them and no random
+    /// choice among them.
+    pub fn same_for_every_copy(&self) -> bool {
+        let indexed = match &self.source {
+            PathSource::Written(paths) => paths.iter().flatten().any(|l| l.contains("{i}")),
+            PathSource::Route(route) => route.contains("{i}"),
+            PathSource::Hosts { from, to } => from.contains("{i}") || to.contains("{i}"),
+        };
+        !indexed && self.subflows.is_none()
+    }
+
     /// Reads `paths`, `route`, or `from` and `to`, and `subflows`.
     pub(crate) fn read(t: &mut Reader) -> Result<PathDecl> {
         let subflows = t.bounded("subflows", 1..=64, "subflows")?.map(|n| n as usize);

@@ -57,7 +57,7 @@ fn subflows_take_distinct_random_paths_decided_by_the_seed() {
     let body = format!("{FAT_TREE}[[flow]]\nname = \"mp\"\ncount = 4\ncc = \"lia\"\nfrom = \"h{{i}}\"\nto = \"h100\"\nsubflows = 8\n");
     let a = scenario(&body);
     for f in &a.flows {
-        let mut p = f.paths.clone();
+        let mut p = (*f.paths).clone();
         p.sort();
         p.dedup();
         assert_eq!(p.len(), 8, "distinct while there are enough paths");
@@ -84,17 +84,17 @@ fn small_topologies_name_their_routes_and_links_can_be_changed_by_name() {
     assert_eq!(s.links.len(), 5);
     assert_eq!(s.links[2].rate, RateValue::Pps(250.0));
     assert_eq!(s.links[1].rate, RateValue::Pps(1000.0));
-    assert_eq!(s.flows[4].paths, vec![one("l4"), one("l0")], "a ring");
+    assert_eq!(*s.flows[4].paths, vec![one("l4"), one("l0")], "a ring");
     let isp = scenario(
         "[topology]\nkind = \"isp\"\nrate = \"100Mbps\"\ndelay = \"25ms\"\nbuffer = \"50pkt\"\n\
          [[flow]]\nname = \"red\"\ncc = \"lia\"\nroute = \"red-multipath\"\n",
     );
-    assert_eq!(isp.flows[0].paths, vec![vec!["t".to_string(), "y".into()], vec!["t".to_string(), "x".into()]]);
+    assert_eq!(*isp.flows[0].paths, vec![vec!["t".to_string(), "y".into()], vec!["t".to_string(), "x".into()]]);
     let d = scenario(
         "[topology]\nkind = \"dumbbell\"\nhosts = 3\nrate = \"10Mbps\"\ndelay = \"10ms\"\nbuffer = \"50pkt\"\naccess_delay = \"1ms\"\n\
          [[flow]]\nname = \"f\"\ncount = 3\nroute = \"h{i}\"\n",
     );
-    assert_eq!(d.flows[2].paths, vec![vec!["access2".to_string(), "bottleneck".into()]]);
+    assert_eq!(*d.flows[2].paths, vec![vec!["access2".to_string(), "bottleneck".into()]]);
     assert_eq!(d.links[1].rate, RateValue::Bps(100e6), "access links ten times the bottleneck");
     // A generated topology and a written link together.
     let mixed = scenario(
