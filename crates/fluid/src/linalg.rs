@@ -1,6 +1,9 @@
 //! Dense LU factorization with partial pivoting: the per-flow Jacobians (at most a few subflows)
 //! and the links' Schur complement (one row per congestible link) of the Newton steps.
 
+/// A pivot row with fewer than one nonzero entry in this many is applied entry by entry.
+const SPARSE: usize = 4;
+
 /// An LU factorization of a square matrix, row-major.
 pub(crate) struct Lu {
     n: usize,
@@ -14,6 +17,7 @@ impl Lu {
     pub fn new(n: usize, mut a: Vec<f64>) -> Option<Lu> {
         debug_assert_eq!(a.len(), n * n);
         let mut pivot = vec![0; n];
+        let mut nonzero: Vec<usize> = Vec::with_capacity(n);
         for k in 0..n {
             let p = (k..n).max_by(|&i, &j| a[i * n + k].abs().total_cmp(&a[j * n + k].abs()))?;
             if a[p * n + k].is_nan() || a[p * n + k].abs() <= 1e-300 {
@@ -30,11 +34,23 @@ impl Lu {
             // vectorizes (the FatTree's 768-link system spent 60 % of its time here).
             let (top, bottom) = a.split_at_mut((k + 1) * n);
             let pivot_row = &top[k * n + k + 1..];
+            // A pivot row with few nonzero entries updates only those columns.
+            nonzero.clear();
+            nonzero.extend((0..pivot_row.len()).filter(|&j| pivot_row[j] != 0.0));
+            let sparse = nonzero.len() * SPARSE < pivot_row.len();
             for row in bottom.chunks_exact_mut(n) {
                 let f = row[k] / d;
                 row[k] = f;
-                if f != 0.0 {
-                    for (x, &y) in row[k + 1..].iter_mut().zip(pivot_row) {
+                if f == 0.0 {
+                    continue;
+                }
+                let rest = &mut row[k + 1..];
+                if sparse {
+                    for &j in &nonzero {
+                        rest[j] -= f * pivot_row[j];
+                    }
+                } else {
+                    for (x, &y) in rest.iter_mut().zip(pivot_row) {
                         *x -= f * y;
                     }
                 }
