@@ -86,7 +86,8 @@ fn queues_the_model_does_not_have_are_approximated_with_a_warning() {
 ///
 /// Without queues every flow's rates are found unique. With queues the uniqueness check's two
 /// solves both converge (to 1e-9) and most flows' rates differ, by up to 2 % of the flow's total
-/// at k = 4: the equilibria form a set, and the check must say so rather than report a point.
+/// at k = 4: there is more than one equilibrium, and the check must say so rather than report
+/// a point.
 #[test]
 fn the_fat_tree_scenario_solves_with_and_without_queues() {
     for (k, hosts) in [(4, 16), (8, 128)] {
