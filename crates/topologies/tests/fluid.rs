@@ -79,10 +79,9 @@ fn queues_the_model_does_not_have_are_approximated_with_a_warning() {
 }
 
 /// Seed 002's FatTree scenario at k = 4 (16 hosts) and k = 8 (128 hosts), a permutation of
-/// 8-subflow LIA flows, at propagation RTTs (Newton stalls a little above the 1e-9 tolerance
-/// there, with finite-difference Jacobians, and the state it reaches is accepted within
-/// `acceptable_residual`) and with standing queues (the default), where a queue holds packets
-/// only on a link at capacity and a link loses only with its queue full.
+/// 8-subflow LIA flows, at propagation RTTs and with standing queues (the default), where a
+/// queue holds packets only on a link at capacity and a link loses only with its queue full.
+/// All four solve to the 1e-9 tolerance itself (with `acceptable_residual` at 0 too).
 ///
 /// Without queues every flow's rates are found unique. With queues the uniqueness check's two
 /// solves both converge (to 1e-9) and most flows' rates differ, by up to 2 % of the flow's total
