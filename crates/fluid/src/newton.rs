@@ -100,12 +100,13 @@ const STALL_WINDOW: usize = 40;
 /// would take below 0, and subflows whose window it would take below the floor, are pinned
 /// there and the step solved again without them (complementarity). Likewise a link the step
 /// would take across the end of its queue (see [`crate::solver::Prices`]) stops there: the
-/// next step sees the slopes of the other side, where delay gives way to loss. A pinned link's
-/// move is part of the solve (see [`step`]), so the flows through it step knowing where it
-/// goes. A link at the queue's end that the step takes downwards is solved again with the
-/// queue's slopes (delay, no loss) rather than the loss side's: with the loss side's, a link
-/// at 1.02 stepped to 0 past its whole queue, and a flow's residual through it moved by
-/// −4.0e-3 where the linear model said +7e-5 (LIA, k = 8 FatTree).
+/// next step sees the slopes of the other side, where delay gives way to loss. That check
+/// comes before the floor's: the other way round, a link at 1.02 stepped to 0 past its whole
+/// queue, and a flow's residual through it moved by −4.0e-3 where the linear model said
+/// +7e-5 (LIA, k = 8 FatTree). A link at the queue's end that the step takes downwards is
+/// solved again with the queue's slopes (delay, no loss) rather than the loss side's. A pinned
+/// link's move is part of the solve (see [`step`]), so the flows through it step knowing where
+/// it goes.
 fn constrained_step(solver: &mut Solver, state: &State, eval: &Eval, dt: f64) -> Option<(Vec<f64>, Vec<f64>)> {
     let mut links = eval.active_link.clone();
     let mut pinned: Vec<Option<f64>> = vec![None; links.len()];
