@@ -16,7 +16,7 @@ impl Scenario {
     pub(crate) fn add_captures(&self, sim: &mut Simulation, index: &LinkNames) -> Result<()> {
         let mut total = 0u64;
         for c in &self.captures {
-            let links = self.route(|| format!("{}.link", c.key), &c.links, index)?;
+            let links = self.route(|| format!("{}.link", c.key), &c.links, index, |l| l)?;
             let flows = c.flows.as_ref().map(|names| self.capture_flows(c, names)).transpose()?;
             let until = c.until.unwrap_or(self.sim.duration).min(self.sim.duration);
             if until <= c.from {

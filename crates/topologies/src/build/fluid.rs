@@ -123,7 +123,7 @@ impl Scenario {
             let mut f = fluid::Flow::with_algorithm(&flow.name, &algorithm);
             let mut names = Vec::with_capacity(flow.paths.len());
             for (p, path) in flow.paths.iter().enumerate() {
-                f = f.subflow(Subflow::new(self.route(|| format!("{}.paths[{p}]", flow.key), path, &index)?));
+                f = f.subflow(Subflow::new(self.route(|| format!("{}.paths[{p}]", flow.key), path, &index, |l| l)?));
                 names.push(path.join(">"));
             }
             network.add_flow(f);

@@ -150,12 +150,19 @@ impl Scenario {
 
     /// The positions of the links `names`, a path at key path `key()`, made only for an error:
     /// ten thousand flows are routed on the way to none (1 690 instructions per flow on D2).
-    pub(crate) fn route(&self, key: impl Fn() -> String, names: &[String], index: &LinkNames) -> Result<Vec<usize>> {
+    /// `at` turns a position into what the caller addresses links by.
+    pub(crate) fn route<T>(
+        &self,
+        key: impl Fn() -> String,
+        names: &[String],
+        index: &LinkNames,
+        at: impl Fn(usize) -> T,
+    ) -> Result<Vec<T>> {
         names
             .iter()
             .enumerate()
             .map(|(i, name)| match index.binary_search_by(|(n, _)| (*n).cmp(name.as_str())) {
-                Ok(at) => Ok(index[at].1),
+                Ok(found) => Ok(at(index[found].1)),
                 Err(_) => Err(self.error(
                     format!("{}[{i}]", key()),
                     format!("no link named \"{name}\"{} (links: {})", suggestion(name, index.iter().map(|(n, _)| *n)), self.link_list()),

@@ -108,14 +108,14 @@ impl Scenario {
             .paths
             .iter()
             .enumerate()
-            .map(|(p, names)| self.route(|| format!("{}.paths[{p}]", flow.key), names, index).map(link_indices))
+            .map(|(p, names)| self.route(|| format!("{}.paths[{p}]", flow.key), names, index, link_index))
             .collect::<Result<Vec<_>>>()?;
         let reverse_paths = match &flow.reverse_paths {
             None => None,
             Some(rev) => Some(
                 rev.iter()
                     .enumerate()
-                    .map(|(p, names)| self.route(|| format!("{}.reverse_paths[{p}]", flow.key), names, index).map(link_indices))
+                    .map(|(p, names)| self.route(|| format!("{}.reverse_paths[{p}]", flow.key), names, index, link_index))
                     .collect::<Result<Vec<_>>>()?,
             ),
         };
@@ -146,7 +146,7 @@ impl Scenario {
     }
 }
 
-/// Link positions as the simulation addresses links.
-fn link_indices(route: Vec<usize>) -> Vec<LinkIndex> {
-    route.into_iter().map(|i| LinkIndex(i as u32)).collect()
+/// A link position as the simulation addresses links.
+fn link_index(position: usize) -> LinkIndex {
+    LinkIndex(position as u32)
 }
