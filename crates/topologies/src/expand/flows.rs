@@ -14,20 +14,21 @@ pub(super) fn copies(decl: &FlowDecl, routing: Routing) -> Result<Vec<FlowModel>
     let n = decl.copies.unwrap_or(1);
     let mut flows = Vec::with_capacity(n as usize);
     let (key, cc, tcp): (Arc<str>, _, _) = (decl.key.as_str().into(), Arc::new(decl.cc.clone()), Arc::new(decl.tcp.clone()));
+    // Copies whose paths are all alike share one list.
+    let alike = decl.paths.same_for_every_copy();
     let mut shared: Option<Arc<Vec<Vec<String>>>> = None;
     for i in 0..n {
         let name = match decl.copies {
             Some(_) if !decl.name.contains("{i}") => numbered(&decl.name, i),
             _ => expand_name(&decl.name, i),
         };
-        // Paths per copy: `{i}` in a route or link name is the copy's index. Copies whose paths
-        // are all alike share one list.
+        // Paths per copy: `{i}` in a route or link name is the copy's index.
         let paths = match &shared {
             Some(paths) => paths.clone(),
             None => Arc::new(routing.paths(&decl.paths, i, &name)?),
         };
-        if decl.paths.same_for_every_copy() {
-            shared.get_or_insert_with(|| paths.clone());
+        if alike && shared.is_none() {
+            shared = Some(paths.clone());
         }
         let reverse_paths = decl.reverse_paths.as_ref().map(|rev| with_index(rev, i));
         if let Some(rev) = &reverse_paths
