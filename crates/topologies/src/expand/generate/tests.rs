@@ -144,3 +144,19 @@ fn generator_errors_name_the_key() {
         "t.toml: flow.f.paths: give the paths one way: `paths`, `route`, or `from` and `to`"
     );
 }
+
+/// The copies of a template share one path list exactly when their paths cannot differ: no
+/// `{i}` and no random choice of subflows.
+#[test]
+fn copies_share_their_paths_only_when_they_cannot_differ() {
+    let shared = |s: &Scenario| std::sync::Arc::ptr_eq(&s.flows[0].paths, &s.flows[1].paths);
+    let alike = scenario(&format!("{FAT_TREE}[[flow]]\nname = \"f\"\ncount = 3\nfrom = \"h0\"\nto = \"h127\"\n"));
+    assert!(shared(&alike));
+    assert_eq!(alike.flows[2].paths.len(), 16);
+    let indexed = scenario(&format!("{FAT_TREE}[[flow]]\nname = \"f\"\ncount = 3\nfrom = \"h{{i}}\"\nto = \"h127\"\n"));
+    assert!(!shared(&indexed));
+    assert_ne!(indexed.flows[0].paths, indexed.flows[2].paths);
+    let drawn = scenario(&format!("{FAT_TREE}[[flow]]\nname = \"f\"\ncount = 3\nfrom = \"h0\"\nto = \"h127\"\nsubflows = 4\n"));
+    assert!(!shared(&drawn));
+    assert_eq!(drawn.flows[1].paths.len(), 4);
+}
