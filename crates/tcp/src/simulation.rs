@@ -1,6 +1,8 @@
 //! A runnable simulation: links and connections over one network, the event loop, and the
 //! records it reports.
 
+use std::borrow::Borrow;
+
 use mptcp_cc::{Algorithm, SubflowState};
 use sim_core::rng::stream;
 use sim_core::{BufferLimit, Discipline, EventList, Hop, Link, LinkCounters, LinkId, Network, PacketKind, Pipe, PipeId, Rate, Time};
@@ -216,8 +218,10 @@ impl Simulation {
         LinkIndex(self.links.len() as u32 - 1)
     }
 
-    /// Adds a flow (a connection with one subflow per path).
-    pub fn add_flow(&mut self, spec: FlowSpec) {
+    /// Adds a flow (a connection with one subflow per path). The spec may be lent: a caller
+    /// adding many alike flows changes one spec between them.
+    pub fn add_flow(&mut self, spec: impl Borrow<FlowSpec>) {
+        let spec = spec.borrow();
         assert!(self.owners.len() + spec.paths.len() <= (MAX_INDEX / 2) as usize, "too many subflows for the event encoding");
         let conn_index = self.conns.len() as u32;
         let first_subflow = self.owners.len() as u32;

@@ -3,10 +3,9 @@
 
 use std::sync::Arc;
 
-use mptcp_cc::Algorithm;
 use sim_core::threshold::ThresholdDropper;
 use sim_core::{BufferLimit, Discipline, Red};
-use tcp::{FlowSpec, LinkIndex, LinkSpec, SimConfig, Simulation, TcpConfig};
+use tcp::{FlowSpec, LinkIndex, LinkSpec, SimConfig, Simulation};
 
 use super::LinkNames;
 use crate::error::Result;
@@ -37,9 +36,9 @@ impl Scenario {
             sim.add_link(self.link_spec(link)?);
         }
         self.check_flow_names()?;
-        let mut last = Resolved::default();
+        let mut previous = None;
         for flow in &self.flows {
-            sim.add_flow(self.flow_spec(flow, &index, &mut last)?);
+            sim.add_flow(self.flow_spec(flow, &index, &mut previous)?);
         }
         self.add_captures(&mut sim, &index)?;
         self.check_metrics()?;
@@ -106,31 +105,37 @@ impl Scenario {
         Ok(LinkSpec { name: link.name.clone(), rate, delay: link.delay, buffer, discipline, loss: link.loss, events: link.events.clone() })
     }
 
-    /// `last` holds the window law and TCP settings resolved for the flow before, which the
-    /// copies of one template share.
-    fn flow_spec<'a>(&self, flow: &'a FlowModel, index: &LinkNames, last: &mut Resolved<'a>) -> Result<FlowSpec> {
-        let algorithm = match &last.algorithm {
-            Some((cc, algorithm)) if Arc::ptr_eq(cc, &flow.cc) => algorithm.clone(),
-            _ => last.algorithm.insert((&flow.cc, self.algorithm(flow)?)).1.clone(),
-        };
-        let tcp = match &last.tcp {
-            Some((own, config)) if Arc::ptr_eq(own, &flow.tcp) => config.clone(),
-            _ => last.tcp.insert((&flow.tcp, self.tcp_config(flow)?)).1.clone(),
-        };
-        let paths = flow
-            .paths
-            .iter()
-            .enumerate()
-            .map(|(p, names)| self.route(|| format!("{}.paths[{p}]", flow.key), names, index, link_index))
-            .collect::<Result<Vec<_>>>()?;
-        let reverse_paths = match &flow.reverse_paths {
+    /// The simulation's spec of `flow`, made in `previous`, the spec of the flow before: the
+    /// copies of one template share its window law and TCP settings, and its paths when they
+    /// are alike, so those are resolved once per template and only what differs is set again.
+    fn flow_spec<'s, 'a>(&self, flow: &'a FlowModel, index: &LinkNames, previous: &'s mut Option<Previous<'a>>) -> Result<&'s FlowSpec> {
+        let same_template = previous.as_ref().is_some_and(|p| Arc::ptr_eq(p.cc, &flow.cc) && Arc::ptr_eq(p.tcp, &flow.tcp));
+        if !same_template {
+            let algorithm = self.algorithm(flow)?;
+            let tcp = self.tcp_config(flow)?;
+            let paths = self.routes(flow, "paths", &flow.paths, index)?;
+            let spec = FlowSpec {
+                name: String::new(),
+                algorithm,
+                paths,
+                reverse_paths: None,
+                start: flow.start,
+                stop: None,
+                size: None,
+                receive_buffer: None,
+                tcp,
+            };
+            *previous = Some(Previous { spec, cc: &flow.cc, tcp: &flow.tcp, paths: &flow.paths });
+        }
+        let previous = previous.as_mut().expect("set above");
+        if !Arc::ptr_eq(previous.paths, &flow.paths) {
+            previous.spec.paths = self.routes(flow, "paths", &flow.paths, index)?;
+            previous.paths = &flow.paths;
+        }
+        let spec = &mut previous.spec;
+        spec.reverse_paths = match &flow.reverse_paths {
             None => None,
-            Some(rev) => Some(
-                rev.iter()
-                    .enumerate()
-                    .map(|(p, names)| self.route(|| format!("{}.reverse_paths[{p}]", flow.key), names, index, link_index))
-                    .collect::<Result<Vec<_>>>()?,
-            ),
+            Some(rev) => Some(self.routes(flow, "reverse_paths", rev, index)?),
         };
         let start = flow.start;
         // A flow starting after the end is allowed: shortened runs of a scenario (`--set
@@ -140,21 +145,32 @@ impl Scenario {
         {
             return Err(self.error(format!("{}.stop", flow.key), format!("stops at {stop}, not after it starts ({start})")));
         }
-        let size = flow.size.map(|s| s.bytes(self.sim.mss).round() as u64);
         let receive_buffer = flow.receive_buffer.map(|b| (b.bytes(self.sim.mss) / self.sim.mss as f64).floor() as u64);
         if receive_buffer == Some(0) {
             return Err(self.error(format!("{}.receive_buffer", flow.key), format!("must hold at least one {}-byte packet", self.sim.mss)));
         }
-        Ok(FlowSpec { name: flow.name.clone(), algorithm, paths, reverse_paths, start, stop: flow.stop, size, receive_buffer, tcp })
+        spec.name.clear();
+        spec.name.push_str(&flow.name);
+        spec.start = start;
+        spec.stop = flow.stop;
+        spec.size = flow.size.map(|s| s.bytes(self.sim.mss).round() as u64);
+        spec.receive_buffer = receive_buffer;
+        Ok(spec)
+    }
+
+    /// The link indices of `paths`, the flow's `key` (`paths` or `reverse_paths`).
+    fn routes(&self, flow: &FlowModel, key: &str, paths: &[Vec<String>], index: &LinkNames) -> Result<Vec<Vec<LinkIndex>>> {
+        paths.iter().enumerate().map(|(p, names)| self.route(|| format!("{}.{key}[{p}]", flow.key), names, index, link_index)).collect()
     }
 }
 
-/// The window law and TCP settings last resolved, with the shared tables they came from:
-/// resolving them once per template rather than per copy saves D2 444 instructions per flow.
-#[derive(Default)]
-struct Resolved<'a> {
-    algorithm: Option<(&'a Arc<CcModel>, Algorithm)>,
-    tcp: Option<(&'a Arc<TcpModel>, TcpConfig)>,
+/// The spec of the flow added last and the shared tables it was made from (see
+/// [`Scenario::flow_spec`]).
+struct Previous<'a> {
+    spec: FlowSpec,
+    cc: &'a Arc<CcModel>,
+    tcp: &'a Arc<TcpModel>,
+    paths: &'a Arc<Vec<Vec<String>>>,
 }
 
 /// A link position as the simulation addresses links.
