@@ -165,7 +165,7 @@ impl Scenario {
 }
 
 /// The spec of the flow added last and the shared tables it was made from (see
-/// [`Scenario::flow_spec`]).
+/// `Scenario::flow_spec`).
 struct Previous<'a> {
     spec: FlowSpec,
     cc: &'a Arc<CcModel>,
