@@ -72,14 +72,14 @@ fn flow(g: &TrafficDecl, name: String, paths: Vec<Vec<String>>, start: Time, sto
     FlowModel {
         name,
         key: g.key.as_str().into(),
-        cc: Arc::new(g.cc.clone()),
+        cc: g.cc.clone(),
         paths: Arc::new(paths),
         reverse_paths: None,
         start,
         stop,
         size,
         receive_buffer: None,
-        tcp: Arc::new(g.tcp.clone()),
+        tcp: g.tcp.clone(),
     }
 }
 

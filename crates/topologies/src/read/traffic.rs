@@ -1,6 +1,8 @@
 //! `[[traffic]]` tables: a generator's law and parameters, as declared; the flows are drawn in
 //! [`crate::expand`].
 
+use std::sync::Arc;
+
 use sim_core::Time;
 use toml::Value;
 
@@ -22,10 +24,10 @@ pub struct TrafficDecl {
     pub name: String,
     /// Key path for messages (`traffic.<name>`).
     pub key: String,
-    /// Every generated flow's window law.
-    pub cc: CcModel,
-    /// Every generated flow's `tcp` table.
-    pub tcp: TcpModel,
+    /// Every generated flow's window law (shared with them).
+    pub cc: Arc<CcModel>,
+    /// Every generated flow's `tcp` table (shared with them).
+    pub tcp: Arc<TcpModel>,
     /// The law of the flows.
     pub kind: TrafficKind,
 }
@@ -140,7 +142,7 @@ pub(super) fn read_traffic(mut t: Reader, mss: u32) -> Result<TrafficDecl> {
     };
     let key = t.path().to_string();
     t.finish()?;
-    Ok(TrafficDecl { name, key, cc, tcp, kind })
+    Ok(TrafficDecl { name, key, cc: Arc::new(cc), tcp: Arc::new(tcp), kind })
 }
 
 /// A required positive mean time.
