@@ -67,7 +67,7 @@ pub fn metrics(scenario: &Scenario, system: &FluidSystem, eq: &Equilibrium) -> V
     let flows = (0..eq.flows.len())
         .map(|f| FlowRecord {
             flow: eq.flows[f].name.clone(),
-            algorithm: system.algorithms[f].to_string(),
+            algorithm: system.algorithms[f],
             subflows: eq.flows[f].subflows.len() as u32,
             start_s: 0.0,
             goodput_bps: flow_goodput(system, eq, f),

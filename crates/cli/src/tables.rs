@@ -61,7 +61,7 @@ pub fn frames(out: &RunOutput, metrics: &[Metric]) -> PolarsResult<Vec<(&'static
         f.len(),
         vec![
             col("flow", f.iter().map(|r| r.flow.as_str()).collect::<Vec<_>>()),
-            col("algorithm", f.iter().map(|r| r.algorithm.as_str()).collect::<Vec<_>>()),
+            col("algorithm", f.iter().map(|r| r.algorithm).collect::<Vec<_>>()),
             col("subflows", f.iter().map(|r| r.subflows).collect::<Vec<_>>()),
             col("start_s", f.iter().map(|r| r.start_s).collect::<Vec<_>>()),
             col("goodput_bps", f.iter().map(|r| r.goodput_bps).collect::<Vec<_>>()),

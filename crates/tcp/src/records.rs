@@ -8,7 +8,7 @@ pub struct FlowRecord {
     /// Flow name (`sp.3` for the fourth of a counted group).
     pub flow: String,
     /// The window law's configuration name (`lia`, …), without its parameters.
-    pub algorithm: String,
+    pub algorithm: &'static str,
     /// Subflows the flow opened, one per path.
     pub subflows: u32,
     /// Start time, seconds.

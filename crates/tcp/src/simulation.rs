@@ -517,7 +517,7 @@ impl Simulation {
                 max_queue_bytes: c.max_queue_bytes,
             });
         }
-        let path_names: Vec<String> = (0..self.owners.len()).map(|g| self.path_name(g)).collect();
+        let mut path_names: Vec<String> = (0..self.owners.len()).map(|g| self.path_name(g)).collect();
         // Exact capacities: the records are built while the simulation still holds every
         // connection, so growth by doubling would set the run's peak memory (10 000 flows:
         // 1.8 MB of spare capacity).
@@ -554,7 +554,7 @@ impl Simulation {
                 out.subflows.push(SubflowRecord {
                     flow: name.to_string(),
                     subflow: r as u32,
-                    path: path_names[g].clone(),
+                    path: std::mem::take(&mut path_names[g]),
                     // What the subflow's receiver got in order within the flow's window.
                     goodput_bps: per_second(
                         c.bytes_in(received_by.map_or(c.receivers[r].delivered(), |d| d[r]), mss)
@@ -572,7 +572,7 @@ impl Simulation {
             }
             out.flows.push(FlowRecord {
                 flow: name.to_string(),
-                algorithm: c.cc.name().to_string(),
+                algorithm: c.cc.name(),
                 subflows: c.senders.len() as u32,
                 start_s: c.start.as_secs_f64(),
                 goodput_bps: per_second(bytes_by),
