@@ -95,12 +95,13 @@ mod tests {
         assert!(Lu::new(2, vec![1.0, 2.0, 2.0, 4.0]).is_none());
     }
 
-    /// Larger systems that need pivoting and have zero entries (as the Schur systems do):
-    /// `A·x` for the solution is `b` to rounding.
+    /// Larger systems that need pivoting and have zero entries (as the Schur systems do), a
+    /// third of them (dense pivot rows) or nine in ten beside the diagonal (sparse ones, updated
+    /// entry by entry): `A·x` for the solution is `b` to rounding.
     #[test]
     fn solves_larger_systems_with_zeros() {
-        for n in [1, 5, 31, 64, 257] {
-            // A deterministic pseudo-random matrix with a third of its entries zero.
+        for (n, zeros) in [(1, 1.0 / 3.0), (5, 1.0 / 3.0), (31, 1.0 / 3.0), (64, 1.0 / 3.0), (257, 1.0 / 3.0), (64, 0.9), (257, 0.9)] {
+            // A deterministic pseudo-random matrix with that share of zeros.
             let mut seed = 0x9e37_79b9_7f4a_7c15u64 ^ n as u64;
             let mut next = || {
                 seed ^= seed << 13;
@@ -108,7 +109,11 @@ mod tests {
                 seed ^= seed << 17;
                 (seed % 2001) as f64 / 1000.0 - 1.0
             };
-            let a: Vec<f64> = (0..n * n).map(|_| (next(), next())).map(|(x, keep)| if keep < -1.0 / 3.0 { 0.0 } else { x }).collect();
+            let mut a: Vec<f64> =
+                (0..n * n).map(|_| (next(), next())).map(|(x, keep)| if keep < 2.0 * zeros - 1.0 { 0.0 } else { x }).collect();
+            for i in 0..n {
+                a[i * n + i] += 0.5;
+            }
             let b: Vec<f64> = (0..n).map(|_| next()).collect();
             let mut x = b.clone();
             Lu::new(n, a.clone()).expect("not singular").solve(&mut x);
