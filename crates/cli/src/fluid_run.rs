@@ -66,7 +66,7 @@ fn flow_goodput(system: &FluidSystem, eq: &Equilibrium, f: usize) -> f64 {
 pub fn metrics(scenario: &Scenario, system: &FluidSystem, eq: &Equilibrium) -> Vec<Metric> {
     let flows = (0..eq.flows.len())
         .map(|f| FlowRecord {
-            flow: eq.flows[f].name.clone(),
+            flow: eq.flows[f].name.as_str().into(),
             algorithm: system.algorithms[f],
             subflows: eq.flows[f].subflows.len() as u32,
             start_s: 0.0,

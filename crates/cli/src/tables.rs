@@ -60,7 +60,7 @@ pub fn frames(out: &RunOutput, metrics: &[Metric]) -> PolarsResult<Vec<(&'static
     let flows = DataFrame::new(
         f.len(),
         vec![
-            col("flow", f.iter().map(|r| r.flow.as_str()).collect::<Vec<_>>()),
+            col("flow", f.iter().map(|r| &*r.flow).collect::<Vec<_>>()),
             col("algorithm", f.iter().map(|r| r.algorithm).collect::<Vec<_>>()),
             col("subflows", f.iter().map(|r| r.subflows).collect::<Vec<_>>()),
             col("start_s", f.iter().map(|r| r.start_s).collect::<Vec<_>>()),
@@ -79,7 +79,7 @@ pub fn frames(out: &RunOutput, metrics: &[Metric]) -> PolarsResult<Vec<(&'static
     let subflows = DataFrame::new(
         s.len(),
         vec![
-            col("flow", s.iter().map(|r| r.flow.as_str()).collect::<Vec<_>>()),
+            col("flow", s.iter().map(|r| &*r.flow).collect::<Vec<_>>()),
             col("subflow", s.iter().map(|r| r.subflow).collect::<Vec<_>>()),
             col("path", s.iter().map(|r| r.path.as_str()).collect::<Vec<_>>()),
             col("goodput_bps", s.iter().map(|r| r.goodput_bps).collect::<Vec<_>>()),
@@ -118,7 +118,7 @@ pub fn frames(out: &RunOutput, metrics: &[Metric]) -> PolarsResult<Vec<(&'static
         t.len(),
         vec![
             col("time_s", t.iter().map(|r| r.time_s).collect::<Vec<_>>()),
-            col("flow", t.iter().map(|r| f[r.flow as usize].flow.as_str()).collect::<Vec<_>>()),
+            col("flow", t.iter().map(|r| &*f[r.flow as usize].flow).collect::<Vec<_>>()),
             col("subflow", t.iter().map(|r| r.subflow).collect::<Vec<_>>()),
             col("cwnd_pkts", t.iter().map(|r| r.cwnd_pkts).collect::<Vec<_>>()),
             col("srtt_s", t.iter().map(|r| r.srtt_s).collect::<Vec<_>>()),

@@ -2,11 +2,13 @@
 //!
 //! Units are in the field names' documentation and in the column names the CLI writes.
 
+use std::sync::Arc;
+
 /// One row per flow.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowRecord {
-    /// Flow name (`sp.3` for the fourth of a counted group).
-    pub flow: String,
+    /// Flow name (`sp.3` for the fourth of a counted group), shared with its subflows' records.
+    pub flow: Arc<str>,
     /// The window law's configuration name (`lia`, …), without its parameters.
     pub algorithm: &'static str,
     /// Subflows the flow opened, one per path.
@@ -39,7 +41,7 @@ pub struct FlowRecord {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SubflowRecord {
     /// Name of the flow it belongs to (joins with [`FlowRecord::flow`]).
-    pub flow: String,
+    pub flow: Arc<str>,
     /// Subflow number within the flow, from 0.
     pub subflow: u32,
     /// Links crossed, joined by `>`.

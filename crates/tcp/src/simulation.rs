@@ -525,6 +525,8 @@ impl Simulation {
         out.subflows.reserve_exact(self.owners.len());
         for (i, c) in self.conns.iter_mut().enumerate() {
             let name = &self.names[if i == 0 { 0 } else { self.name_ends[i - 1] as usize }..self.name_ends[i] as usize];
+            // One copy of the name for the flow's record and its subflows'.
+            let shared_name: std::sync::Arc<str> = name.into();
             c.account(end);
             let from = warmup.max(c.start);
             let until = [Some(end), c.stop, c.completed_at].into_iter().flatten().min().expect("end is set");
@@ -552,7 +554,7 @@ impl Simulation {
                 totals.relative_drops += d.relative_drops;
                 let active = end.saturating_sub(from).as_secs_f64();
                 out.subflows.push(SubflowRecord {
-                    flow: name.to_string(),
+                    flow: shared_name.clone(),
                     subflow: r as u32,
                     path: std::mem::take(&mut path_names[g]),
                     // What the subflow's receiver got in order within the flow's window.
@@ -571,7 +573,7 @@ impl Simulation {
                 });
             }
             out.flows.push(FlowRecord {
-                flow: name.to_string(),
+                flow: shared_name,
                 algorithm: c.cc.name(),
                 subflows: c.senders.len() as u32,
                 start_s: c.start.as_secs_f64(),

@@ -55,7 +55,7 @@ fn seed001_fig9_multipath_flow_keeps_up_with_a_link1_tcp_for_every_seed() {
             "seed001-fig9.toml",
             &[("tcp.profile", "\"linux\"".into()), ("sim.seed", seed.to_string()), ("sim.sample_interval", "\"10s\"".into())],
         );
-        let mp = out.flows.iter().find(|f| f.flow == "mp").expect("mp").goodput_bps;
+        let mp = out.flows.iter().find(|f| &*f.flow == "mp").expect("mp").goodput_bps;
         let link1: Vec<f64> = out.flows.iter().filter(|f| f.flow.starts_with("tcp1.")).map(|f| f.goodput_bps).collect();
         let tcp = link1.iter().sum::<f64>() / link1.len() as f64;
         eprintln!("seed {seed}: multipath {:.3} Mb/s, link-1 TCP {:.3} Mb/s, ratio {:.3}", mp / 1e6, tcp / 1e6, mp / tcp);

@@ -409,7 +409,7 @@ stop = "3s"
     // The stopping flow's backlog (its slow start overfilled a 1 000-packet buffer) is still
     // recovered after its stop: counted in bytes delivered (14.2 Mbit since the warm-up), not
     // in its goodput over [2 s, 3 s] (once 14.2 Mb/s on this 10 Mb/s link).
-    let stopping = out.flows.iter().find(|f| f.flow == "stopping").unwrap();
+    let stopping = out.flows.iter().find(|f| &*f.flow == "stopping").unwrap();
     assert!(stopping.bytes_delivered as f64 * 8.0 > 10e6, "{stopping:?}");
 }
 
