@@ -517,6 +517,20 @@ impl Simulation {
                 max_queue_bytes: c.max_queue_bytes,
             });
         }
+        // Every sender's counters up to the end, less the warm-up's snapshot, which is then
+        // freed before the records are made.
+        let mut data_sent = 0;
+        let warm = std::mem::take(&mut self.warm_senders);
+        for c in &mut self.conns {
+            c.account(end);
+            for (r, s) in c.senders.iter_mut().enumerate() {
+                data_sent += s.counters.sent;
+                if let Some(w) = warm.get(c.first_subflow as usize + r) {
+                    s.counters = s.counters.since(w);
+                }
+            }
+        }
+        drop(warm);
         let mut path_names: Vec<String> = (0..self.owners.len()).map(|g| self.path_name(g)).collect();
         // Exact capacities: the records are built while the simulation still holds every
         // connection, so growth by doubling would set the run's peak memory (10 000 flows:
@@ -527,7 +541,6 @@ impl Simulation {
             let name = &self.names[if i == 0 { 0 } else { self.name_ends[i - 1] as usize }..self.name_ends[i] as usize];
             // One copy of the name for the flow's record and its subflows'.
             let shared_name: std::sync::Arc<str> = name.into();
-            c.account(end);
             let from = warmup.max(c.start);
             let until = [Some(end), c.stop, c.completed_at].into_iter().flatten().min().expect("end is set");
             let window = until.saturating_sub(from).as_secs_f64();
@@ -545,7 +558,7 @@ impl Simulation {
             let mut totals = SenderCounters::default();
             for (r, s) in c.senders.iter().enumerate() {
                 let g = c.first_subflow as usize + r;
-                let d = s.counters.since(self.warm_senders.get(g).unwrap_or(&SenderCounters::default()));
+                let d = s.counters;
                 totals.sent += d.sent;
                 totals.retransmitted += d.retransmitted;
                 totals.timeouts += d.timeouts;
@@ -588,7 +601,6 @@ impl Simulation {
                 mean_relative_drop: (totals.relative_drops > 0).then(|| totals.relative_drop_sum / totals.relative_drops as f64),
             });
         }
-        let data_sent: u64 = self.conns.iter().flat_map(|c| &c.senders).map(|s| s.counters.sent).sum();
         out.stats = RunStats {
             events: self.ctx.events.executed(),
             simulated_s: end.as_secs_f64(),
