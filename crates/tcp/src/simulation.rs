@@ -517,6 +517,18 @@ impl Simulation {
                 max_queue_bytes: c.max_queue_bytes,
             });
         }
+        // What only a running simulation needs (routes, pipes, packets, pending events) is freed
+        // before the records are made; the run's statistics are taken from it first.
+        out.stats = RunStats {
+            events: self.ctx.events.executed(),
+            simulated_s: end.as_secs_f64(),
+            data_dropped: self.ctx.net.dropped(PacketKind::Data),
+            data_in_flight: self.ctx.net.packets.count_live(|p| p.kind == PacketKind::Data) as u64,
+            peak_packets: self.ctx.net.packets.capacity() as u64,
+            ..RunStats::default()
+        };
+        self.ctx.net = Network::default();
+        self.ctx.events = EventList::new();
         // Every sender's counters up to the end, less the warm-up's snapshot, which is then
         // freed before the records are made.
         let mut data_sent = 0;
@@ -601,15 +613,8 @@ impl Simulation {
                 mean_relative_drop: (totals.relative_drops > 0).then(|| totals.relative_drop_sum / totals.relative_drops as f64),
             });
         }
-        out.stats = RunStats {
-            events: self.ctx.events.executed(),
-            simulated_s: end.as_secs_f64(),
-            data_sent,
-            data_delivered: self.conns.iter().flat_map(|c| &c.receivers).map(|r| r.segments_received).sum(),
-            data_dropped: self.ctx.net.dropped(PacketKind::Data),
-            data_in_flight: self.ctx.net.packets.count_live(|p| p.kind == PacketKind::Data) as u64,
-            peak_packets: self.ctx.net.packets.capacity() as u64,
-        };
+        out.stats.data_sent = data_sent;
+        out.stats.data_delivered = self.conns.iter().flat_map(|c| &c.receivers).map(|r| r.segments_received).sum();
         out.samples = std::mem::take(&mut self.samples);
         out
     }
