@@ -79,6 +79,22 @@ fn what_the_model_cannot_represent_fails_by_key_and_writes_nothing() {
     assert!(String::from_utf8_lossy(&aimd.stderr).contains("equipoise run"), "{}", String::from_utf8_lossy(&aimd.stderr));
 }
 
+/// A solve that does not converge names the worst flow or link and its residual, and says what
+/// to try: OLIA's failure on seed 002's FatTree is a known limit, not a matter of queues.
+#[test]
+fn a_solve_that_does_not_converge_says_what_to_try() {
+    let out = scratch("olia").join("out");
+    let scenario = "../../scenarios/seed002-fig13.toml";
+    let olia = equipoise(&["fluid", scenario, "--set", "topology.k=4", "--out", out.to_str().unwrap()]);
+    assert!(!olia.status.success());
+    let err = String::from_utf8_lossy(&olia.stderr);
+    assert!(err.contains("equilibrium not reached") && err.contains("has residual"), "{err}");
+    assert!(err.contains("OLIA's equilibrium is not found") && !err.contains("queueing=none"), "{err}");
+    assert!(!out.exists(), "nothing written");
+    let lia = equipoise(&["fluid", scenario, "--set", "topology.k=4", "--set", "traffic.perm.cc=lia", "--out", out.to_str().unwrap()]);
+    assert!(lia.status.success(), "{}", String::from_utf8_lossy(&lia.stderr));
+}
+
 #[test]
 fn sweep_fluid_adds_the_equilibrium_of_every_point_and_plot_draws_it() {
     let dir = scratch("sweep");
