@@ -517,24 +517,13 @@ impl Simulation {
                 max_queue_bytes: c.max_queue_bytes,
             });
         }
-        // What only a running simulation needs (routes, pipes, packets, pending events) is freed
-        // before the records are made; the run's statistics are taken from it first.
-        out.stats = RunStats {
-            events: self.ctx.events.executed(),
-            simulated_s: end.as_secs_f64(),
-            data_dropped: self.ctx.net.dropped(PacketKind::Data),
-            data_in_flight: self.ctx.net.packets.count_live(|p| p.kind == PacketKind::Data) as u64,
-            peak_packets: self.ctx.net.packets.capacity() as u64,
-            ..RunStats::default()
-        };
-        self.ctx.net = Network::default();
-        self.ctx.events = EventList::new();
         // Every sender's counters up to the end, less the warm-up's snapshot, which is then
-        // freed before the records are made.
-        let mut data_sent = 0;
+        // freed before the records are made (the whole-run totals are taken first).
+        let (mut data_sent, mut data_delivered) = (0, 0);
         let warm = std::mem::take(&mut self.warm_senders);
         for c in &mut self.conns {
             c.account(end);
+            data_delivered += c.receivers.iter().map(|r| r.segments_received).sum::<u64>();
             for (r, s) in c.senders.iter_mut().enumerate() {
                 data_sent += s.counters.sent;
                 if let Some(w) = warm.get(c.first_subflow as usize + r) {
@@ -543,6 +532,19 @@ impl Simulation {
             }
         }
         drop(warm);
+        // What only a running simulation needs (routes, pipes, packets, pending events) is freed
+        // too, once the run's statistics are taken from it.
+        out.stats = RunStats {
+            events: self.ctx.events.executed(),
+            simulated_s: end.as_secs_f64(),
+            data_sent,
+            data_delivered,
+            data_dropped: self.ctx.net.dropped(PacketKind::Data),
+            data_in_flight: self.ctx.net.packets.count_live(|p| p.kind == PacketKind::Data) as u64,
+            peak_packets: self.ctx.net.packets.capacity() as u64,
+        };
+        self.ctx.net = Network::default();
+        self.ctx.events = EventList::new();
         let mut path_names: Vec<String> = (0..self.owners.len()).map(|g| self.path_name(g)).collect();
         // Exact capacities: the records are built while the simulation still holds every
         // connection, so growth by doubling would set the run's peak memory (10 000 flows:
@@ -613,8 +615,6 @@ impl Simulation {
                 mean_relative_drop: (totals.relative_drops > 0).then(|| totals.relative_drop_sum / totals.relative_drops as f64),
             });
         }
-        out.stats.data_sent = data_sent;
-        out.stats.data_delivered = self.conns.iter().flat_map(|c| &c.receivers).map(|r| r.segments_received).sum();
         out.samples = std::mem::take(&mut self.samples);
         out
     }
