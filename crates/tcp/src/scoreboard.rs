@@ -13,8 +13,8 @@ const SACKED: u8 = 1;
 const LOST: u8 = 2;
 /// Retransmitted and not yet known to have arrived or to be lost again.
 const RETRANS: u8 = 4;
-/// Retransmitted at least once: unlike RETRANS it survives SACKing and a new loss mark, so
-/// `resent_outstanding` (which RACK's early stop relies on) stays exact.
+/// Retransmitted at least once: unlike RETRANS it survives SACKing and a new loss mark (RACK
+/// distrusts such a segment's RTT, and finds it in `resent`, not in sequence order).
 const EVER_RETRANS: u8 = 8;
 
 /// RFC 6675's DupThresh: a segment is lost once this many segments above it are SACKed.
@@ -37,6 +37,12 @@ pub struct Delivered {
 }
 
 /// Per-segment state of the outstanding window, with RACK's state.
+///
+/// Every acknowledgement costs what it changes, not the window's size: SACK blocks already
+/// processed by the previous acknowledgement are skipped, the DupThresh boundary is kept as
+/// the three highest SACKed segments, and RACK scans segments in the order they were last
+/// sent (Linux's time-sorted list), stopping at the first one not yet due. Without that, a
+/// window of thousands of segments in recovery cost thousands of steps per acknowledgement.
 #[derive(Clone, Debug, Default)]
 pub struct Scoreboard {
     segments: VecDeque<Segment>,
@@ -52,6 +58,14 @@ pub struct Scoreboard {
     resend_hint: u64,
     /// Segments below this were examined by the DupThresh rule.
     dupthresh_upto: u64,
+    /// The highest SACKed segments, highest first (`highest_len` of them, at most
+    /// `DUP_THRESH`): SACKs are never taken back and leave only from below, so these stay the
+    /// highest ones.
+    highest_sacked: [u64; DUP_THRESH as usize],
+    highest_len: usize,
+    /// The previous acknowledgement's SACK blocks (clipped to the segments outstanding then):
+    /// every segment in them is SACKed already.
+    previous_blocks: [(u64, u64); 3],
     /// RACK: send time and sequence of the most recently sent segment known delivered.
     rack_sent: Time,
     rack_seq: u64,
@@ -59,12 +73,14 @@ pub struct Scoreboard {
     rack_rtt: Time,
     /// Whether RACK's state was advanced by the latest acknowledgement.
     rack_advanced: bool,
-    /// RACK's scan starts here: every segment below is SACKed or marked lost (and not
-    /// resent since). Only meaningful while no outstanding segment was ever resent.
+    /// RACK's scan in sequence order starts here: every segment below is SACKed, marked lost
+    /// (and not resent since) or ever resent. The segments never resent were sent in sequence
+    /// order, so that scan stops at the first one sent after RACK's reference or not yet due.
     rack_from: u64,
-    /// Outstanding segments ever retransmitted: while there are none, send times rise with
-    /// sequence numbers, and RACK's scan stops at the first segment sent after its reference.
-    resent_outstanding: u64,
+    /// Retransmissions `(segment, time sent)` in the order they were sent, for RACK's scan of
+    /// resent segments. An entry is stale once its segment is delivered, marked lost again
+    /// or resent later (a newer entry then follows).
+    resent: VecDeque<(u64, Time)>,
 }
 
 impl Scoreboard {
@@ -101,9 +117,7 @@ impl Scoreboard {
         let flags = s.flags;
         s.sent = now;
         s.flags |= RETRANS | EVER_RETRANS;
-        if flags & EVER_RETRANS == 0 {
-            self.resent_outstanding += 1;
-        }
+        self.resent.push_back((seq, now));
         if flags & RETRANS == 0 {
             self.retransmitted += 1;
         }
@@ -119,9 +133,6 @@ impl Scoreboard {
         self.rack_advanced = false;
         while self.base < una {
             let s = self.segments.pop_front().expect("una within the outstanding segments");
-            if s.flags & EVER_RETRANS != 0 {
-                self.resent_outstanding -= 1;
-            }
             if s.flags & SACKED != 0 {
                 self.sacked -= 1;
             } else {
@@ -133,6 +144,10 @@ impl Scoreboard {
         }
         self.resend_hint = self.resend_hint.max(una);
         self.dupthresh_upto = self.dupthresh_upto.max(una);
+        while self.highest_len > 0 && self.highest_sacked[self.highest_len - 1] < una {
+            self.highest_len -= 1;
+        }
+        self.drop_stale_resent();
         d
     }
 
@@ -148,10 +163,29 @@ impl Scoreboard {
         }
     }
 
-    /// Marks the segments of SACK block `start..end` (absolute) as delivered.
-    pub fn sack(&mut self, start: u64, end: u64, now: Time, min_rtt: Time, d: &mut Delivered) {
-        let end = end.min(self.base + self.segments.len() as u64);
-        for seq in start.max(self.base)..end {
+    /// Marks the segments of an acknowledgement's SACK blocks (absolute `start..end` ranges) as
+    /// delivered, skipping what the previous acknowledgement's blocks covered.
+    pub fn sack(&mut self, blocks: impl Iterator<Item = (u64, u64)>, now: Time, min_rtt: Time, d: &mut Delivered) {
+        let mut previous = std::mem::take(&mut self.previous_blocks);
+        previous.sort_unstable();
+        let outstanding_end = self.base + self.segments.len() as u64;
+        for (i, (start, end)) in blocks.take(3).enumerate() {
+            let (start, end) = (start.max(self.base), end.min(outstanding_end));
+            self.previous_blocks[i] = (start, end);
+            let mut from = start;
+            for &(done_start, done_end) in &previous {
+                if done_end <= from || done_start >= end {
+                    continue;
+                }
+                self.sack_range(from, done_start.max(from), now, min_rtt, d);
+                from = from.max(done_end);
+            }
+            self.sack_range(from, end, now, min_rtt, d);
+        }
+    }
+
+    fn sack_range(&mut self, start: u64, end: u64, now: Time, min_rtt: Time, d: &mut Delivered) {
+        for seq in start..end {
             let s = self.segments[(seq - self.base) as usize];
             if s.flags & SACKED != 0 {
                 continue;
@@ -162,7 +196,19 @@ impl Scoreboard {
             d.segments += 1;
             d.sacked += 1;
             self.rack_update(seq, s, now, min_rtt);
+            self.note_highest_sacked(seq);
         }
+    }
+
+    fn note_highest_sacked(&mut self, seq: u64) {
+        let n = self.highest_sacked.len();
+        if self.highest_len == n && seq < self.highest_sacked[n - 1] {
+            return;
+        }
+        let at = self.highest_sacked[..self.highest_len].iter().position(|&h| seq > h).unwrap_or(self.highest_len);
+        self.highest_len = (self.highest_len + 1).min(n);
+        self.highest_sacked.copy_within(at..self.highest_len - 1, at + 1);
+        self.highest_sacked[at] = seq;
     }
 
     fn rack_update(&mut self, seq: u64, s: Segment, now: Time, min_rtt: Time) {
@@ -203,18 +249,9 @@ impl Scoreboard {
         if self.sacked < DUP_THRESH {
             return;
         }
+        debug_assert_eq!(self.highest_len, DUP_THRESH as usize, "{} SACKed", self.sacked);
         // The DUP_THRESH-th highest SACKed segment: everything below it is lost.
-        let mut seen = 0;
-        let mut boundary = self.base;
-        for (i, s) in self.segments.iter().enumerate().rev() {
-            if s.flags & SACKED != 0 {
-                seen += 1;
-                if seen == DUP_THRESH {
-                    boundary = self.base + i as u64;
-                    break;
-                }
-            }
-        }
+        let boundary = self.highest_sacked[DUP_THRESH as usize - 1];
         for seq in self.dupthresh_upto.max(self.base)..boundary {
             self.mark_lost(seq);
         }
@@ -230,45 +267,64 @@ impl Scoreboard {
             return Time::NEVER;
         }
         self.rack_advanced = false;
-        // While no outstanding segment was ever resent, send times rise with sequence numbers:
-        // the scan stops at the first segment sent after the reference or not yet due, and
-        // starts past those already SACKed or marked (`rack_from`), so a loss costs its own
-        // segments and not the window's.
-        let monotone = self.resent_outstanding == 0;
-        let from = if monotone { self.rack_from.max(self.base) } else { self.base };
-        let mut next_timeout = Time::NEVER;
-        let mut settled = monotone;
-        for i in (from - self.base) as usize..self.segments.len() {
-            let s = self.segments[i];
-            let seq = self.base + i as u64;
-            if s.flags & SACKED != 0 || s.flags & (LOST | RETRANS) == LOST {
-                if settled {
-                    self.rack_from = seq + 1;
-                }
+        let mut next_timeout = self.rack_scan_in_order(now, reo_wnd);
+        // The resent segments, in the order of their latest transmission.
+        self.drop_stale_resent();
+        let mut i = 0;
+        while let Some(&(seq, sent)) = self.resent.get(i) {
+            i += 1;
+            if self.is_stale(seq, sent) || (sent == self.rack_sent && seq >= self.rack_seq) {
                 continue;
             }
-            settled = false;
-            if (s.sent, seq) >= (self.rack_sent, self.rack_seq) {
-                if monotone {
-                    break; // every segment from here on was sent later still
-                }
-                continue;
+            if sent > self.rack_sent {
+                break; // every entry from here on was sent later still
             }
-            let deadline = s.sent + self.rack_rtt + reo_wnd;
-            if deadline <= now {
-                self.mark_lost(seq);
-                if monotone && i as u64 + self.base == self.rack_from {
-                    self.rack_from = seq + 1;
-                    settled = true;
-                }
-            } else {
+            let deadline = sent + self.rack_rtt + reo_wnd;
+            if deadline > now {
                 next_timeout = next_timeout.min(deadline);
-                if monotone {
-                    break; // the segments after it are due later still
-                }
+                break; // the entries after it are due later still
             }
+            self.mark_lost(seq);
         }
         next_timeout
+    }
+
+    /// RACK's scan of the segments never resent, in sequence order, from `rack_from`. Returns
+    /// when the first one not yet due will be.
+    fn rack_scan_in_order(&mut self, now: Time, reo_wnd: Time) -> Time {
+        for i in (self.rack_from.max(self.base) - self.base) as usize..self.segments.len() {
+            let s = self.segments[i];
+            let seq = self.base + i as u64;
+            if s.flags & (SACKED | EVER_RETRANS) != 0 || s.flags & (LOST | RETRANS) == LOST {
+                self.rack_from = seq + 1;
+                continue;
+            }
+            if (s.sent, seq) >= (self.rack_sent, self.rack_seq) {
+                break; // every segment from here on was sent later still
+            }
+            let deadline = s.sent + self.rack_rtt + reo_wnd;
+            if deadline > now {
+                return deadline; // the segments after it are due later still
+            }
+            self.mark_lost(seq);
+            self.rack_from = seq + 1;
+        }
+        Time::NEVER
+    }
+
+    /// Whether the retransmission of `seq` at `sent` no longer needs RACK's watch.
+    fn is_stale(&self, seq: u64, sent: Time) -> bool {
+        let Some(s) = seq.checked_sub(self.base).and_then(|i| self.segments.get(i as usize)) else { return true };
+        s.sent != sent || s.flags & SACKED != 0 || s.flags & (LOST | RETRANS) == LOST
+    }
+
+    fn drop_stale_resent(&mut self) {
+        while let Some(&(seq, sent)) = self.resent.front() {
+            if !self.is_stale(seq, sent) {
+                break;
+            }
+            self.resent.pop_front();
+        }
     }
 
     /// After a retransmission timeout: every segment not SACKed is lost (Linux's
@@ -316,8 +372,8 @@ mod tests {
         assert_eq!(b.pipe(), 10);
         let mut d = Delivered::default();
         // segments 0 and 2 lost: 1 and 3..6 SACKed
-        b.sack(1, 2, Time(100), Time(1), &mut d);
-        b.sack(3, 7, Time(100), Time(1), &mut d);
+        b.sack([(1, 2)].into_iter(), Time(100), Time(1), &mut d);
+        b.sack([(3, 7)].into_iter(), Time(100), Time(1), &mut d);
         assert_eq!(d, Delivered { segments: 5, sacked: 5 });
         b.mark_dupthresh_losses();
         assert_eq!((b.sacked(), b.to_resend(), b.pipe()), (5, 2, 3), "0 and 2 lost; 7..9 in flight");
@@ -336,13 +392,13 @@ mod tests {
     fn rack_marks_a_lost_retransmission() {
         let mut b = board(4);
         let mut d = Delivered::default();
-        b.sack(1, 4, Time(50), Time(1), &mut d);
+        b.sack([(1, 4)].into_iter(), Time(50), Time(1), &mut d);
         b.mark_dupthresh_losses();
         b.sent(0, Time(60));
         assert_eq!(b.to_resend(), 0);
         // a segment sent after the retransmission of 0 is delivered; RTT 40
         b.sent(4, Time(61));
-        b.sack(4, 5, Time(101), Time(1), &mut d);
+        b.sack([(4, 5)].into_iter(), Time(101), Time(1), &mut d);
         // 0 (resent at 60) is within 40 + reo_wnd 0 of now = 101? 60 + 40 = 100 <= 101: lost
         assert_eq!(b.rack_detect(Time(101), Time::ZERO, false), Time::NEVER);
         assert_eq!((b.to_resend(), b.next_to_resend()), (1, Some(0)));
@@ -353,10 +409,129 @@ mod tests {
     fn rack_waits_for_the_reordering_window() {
         let mut b = board(3);
         let mut d = Delivered::default();
-        b.sack(2, 3, Time(40), Time(1), &mut d);
+        b.sack([(2, 3)].into_iter(), Time(40), Time(1), &mut d);
         // 0 and 1 sent at 1 and 2, RACK RTT 37: lost at 38 and 39 plus reo_wnd 10
         assert_eq!(b.rack_detect(Time(40), Time(10), false), Time(48));
         assert_eq!(b.rack_detect(Time(48), Time(10), true), Time(49));
         assert_eq!(b.to_resend(), 1);
+    }
+
+    /// The definitions the scoreboard implements incrementally, computed from scratch.
+    mod reference {
+        use super::*;
+
+        /// RFC 8985 §6.2 step 5 over every outstanding segment: the ones RACK marks lost now,
+        /// and when the next would be.
+        pub fn rack(b: &Scoreboard, now: Time, reo_wnd: Time) -> (Vec<u64>, Time) {
+            let mut lost = Vec::new();
+            let mut next = Time::NEVER;
+            for (i, s) in b.segments.iter().enumerate() {
+                let seq = b.base + i as u64;
+                if s.flags & SACKED != 0 || s.flags & (LOST | RETRANS) == LOST || (s.sent, seq) >= (b.rack_sent, b.rack_seq) {
+                    continue;
+                }
+                let deadline = s.sent + b.rack_rtt + reo_wnd;
+                if deadline <= now {
+                    lost.push(seq);
+                } else {
+                    next = next.min(deadline);
+                }
+            }
+            (lost, next)
+        }
+
+        /// RFC 6675's IsLost boundary: the DUP_THRESH-th highest SACKed segment.
+        pub fn dupthresh_boundary(b: &Scoreboard) -> Option<u64> {
+            let mut sacked = (0..b.segments.len()).rev().filter(|&i| b.segments[i].flags & SACKED != 0);
+            sacked.nth(DUP_THRESH as usize - 1).map(|i| b.base + i as u64)
+        }
+
+        pub fn state(b: &Scoreboard) -> (Vec<u8>, u64, u64, u64, u64, u64) {
+            let flags = b.segments.iter().map(|s| s.flags).collect();
+            (flags, b.sacked, b.lost, b.retransmitted, b.to_resend, b.pipe())
+        }
+    }
+
+    /// Random sends, resends, SACKs, cumulative ACKs and timeouts: after every step the
+    /// incremental scoreboard agrees with the definitions computed from scratch.
+    #[test]
+    fn incremental_bookkeeping_matches_the_definitions() {
+        use rand::RngExt;
+        let mut rng = sim_core::rng::stream(7, "scoreboard");
+        let (mut rack_losses, mut dupthresh_losses, mut skipped_blocks) = (0, 0, 0);
+        for _run in 0..200 {
+            let mut b = Scoreboard::default();
+            let mut now = Time(1);
+            let mut end = 0u64;
+            for _step in 0..300 {
+                now = now + Time(rng.random_range(0..4));
+                match rng.random_range(0..10) {
+                    0..=2 => {
+                        for _ in 0..rng.random_range(1..6) {
+                            b.sent(end, now);
+                            end += 1;
+                        }
+                    }
+                    3 => {
+                        if let Some(seq) = b.next_to_resend() {
+                            b.sent(seq, now);
+                        }
+                    }
+                    4..=6 => {
+                        let una = rng.random_range(b.base..=b.base + (end - b.base).min(2));
+                        let blocks: Vec<(u64, u64)> = (0..rng.random_range(0..4))
+                            .map(|_| {
+                                let start = rng.random_range(b.base.saturating_sub(2)..end + 2);
+                                (start, start + rng.random_range(0..8))
+                            })
+                            .collect();
+                        let min_rtt = Time(rng.random_range(0..6));
+                        let mut expected = b.clone();
+                        expected.previous_blocks = Default::default();
+                        let mut want = expected.acked_to(una, now, min_rtt);
+                        for &(start, end) in &blocks {
+                            expected.sack(std::iter::once((start, end)), now, min_rtt, &mut want);
+                            expected.previous_blocks = Default::default();
+                        }
+                        let mut got = b.acked_to(una, now, min_rtt);
+                        b.sack(blocks.iter().copied(), now, min_rtt, &mut got);
+                        assert_eq!(got, want);
+                        skipped_blocks += usize::from(b.previous_blocks.iter().any(|&(s, e)| e > s));
+                        assert_eq!((b.rack_sent, b.rack_seq, b.rack_rtt), (expected.rack_sent, expected.rack_seq, expected.rack_rtt));
+                        let boundary = reference::dupthresh_boundary(&b);
+                        if let Some(boundary) = boundary {
+                            for seq in b.dupthresh_upto.max(b.base)..boundary {
+                                expected.mark_lost(seq);
+                                dupthresh_losses += 1;
+                            }
+                        }
+                        b.mark_dupthresh_losses();
+                        assert_eq!(reference::state(&b), reference::state(&expected));
+                    }
+                    7 | 8 => {
+                        if b.rack_sent != Time::ZERO {
+                            let reo_wnd = Time(rng.random_range(0..3));
+                            let (lost, next) = reference::rack(&b, now, reo_wnd);
+                            let mut expected = b.clone();
+                            for &seq in &lost {
+                                expected.mark_lost(seq);
+                            }
+                            rack_losses += lost.len();
+                            assert_eq!(b.rack_detect(now, reo_wnd, true), next);
+                            assert_eq!(reference::state(&b), reference::state(&expected));
+                        }
+                    }
+                    _ => {
+                        if rng.random_bool(0.2) {
+                            b.mark_all_lost();
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            rack_losses > 1000 && dupthresh_losses > 1000 && skipped_blocks > 1000,
+            "{rack_losses} {dupthresh_losses} {skipped_blocks}"
+        );
     }
 }
