@@ -464,7 +464,7 @@ mod tests {
             let mut now = Time(1);
             let mut end = 0u64;
             for _step in 0..300 {
-                now = now + Time(rng.random_range(0..4));
+                now += Time(rng.random_range(0..4));
                 match rng.random_range(0..10) {
                     0..=2 => {
                         for _ in 0..rng.random_range(1..6) {
