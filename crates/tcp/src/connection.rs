@@ -110,12 +110,13 @@ pub struct Connection {
     /// The window law: one controller for all subflows, since a coupled law reads them all.
     pub cc: Box<dyn CoupledController>,
     /// What the law reads about each subflow, indexed like `senders`; the senders keep it
-    /// current through [`crate::sender::Window`].
-    pub states: Vec<SubflowState>,
+    /// current through [`crate::sender::Window`]. (Boxed slices, not vectors: a connection's
+    /// subflows are fixed, and a vector's capacity would cost 8 bytes each.)
+    pub states: Box<[SubflowState]>,
     /// Per subflow, the sending state machine: sequence, loss recovery, timer.
-    pub senders: Vec<SubflowSender>,
+    pub senders: Box<[SubflowSender]>,
     /// Per subflow, the receiving end: cumulative ACKs, SACK blocks, delayed ACKs.
-    pub receivers: Vec<Receiver>,
+    pub receivers: Box<[Receiver]>,
     /// The connection-level data sequence shared by the subflows: what is left to send, the
     /// data ACK, segments to reinject, and the reassembly of a multipath transfer.
     pub data: DataLevel,
@@ -128,13 +129,14 @@ pub struct Connection {
     pub first_subflow: u32,
     /// When it starts: its first SYN, or its first data without a handshake.
     pub start: Time,
-    /// When it stops offering new data, if ever.
-    pub stop: Option<Time>,
+    /// When it stops offering new data (`Time::NEVER`: it does not; a sentinel rather than an
+    /// `Option`, as elsewhere in the hot state, for 8 bytes per flow).
+    pub stop: Time,
     /// Whether [`Connection::start`] has run; until then it sends nothing and is left out of
     /// samples and time integrals.
     pub started: bool,
-    /// When the receiver got the last byte of a finite transfer.
-    pub completed_at: Option<Time>,
+    /// When the receiver got the last byte of a finite transfer (`Time::NEVER`: not yet).
+    pub completed_at: Time,
     /// The largest window TCP can have, packets: 2^30 bytes (RFC 7323 §2.3) in segments.
     pub max_window: u64,
     /// What had been delivered when the connection stopped offering data: data segments in
@@ -221,8 +223,8 @@ impl Connection {
             self.data.receive(p.data_seq);
         }
         let delivered = self.delivered();
-        if self.completed_at.is_none() && self.size.is_some() && delivered >= Self::segments_for(self.size, ctx.mss) {
-            self.completed_at = Some(ctx.events.now());
+        if self.completed_at == Time::NEVER && self.size.is_some() && delivered >= Self::segments_for(self.size, ctx.mss) {
+            self.completed_at = ctx.events.now();
         }
         match action {
             AckAction::Send(ack) => self.send_ack(r, id, ack, delivered, ctx),

@@ -66,12 +66,9 @@ pub struct ReceiverConfig {
 pub struct Receiver {
     next: u64,
     out_of_order: SeqSet,
-    config: ReceiverConfig,
-    unacked_in_order: u32,
-    quick_left: u32,
-    held: Option<Ack>,
-    /// Blocks last reported, absolute, most recent first (`(0, 0)`: none).
-    blocks: [(u64, u64); 3],
+    /// What SACK and delayed ACKs need, absent for a receiver with neither (one ACK per
+    /// segment, cumulative): boxed, it leaves that receiver 96 bytes smaller.
+    policy: Option<Box<AckPolicy>>,
     /// When the pending delayed-ACK wake-up is due (`Time::NEVER` if none is wanted); a
     /// wake-up at any other time is stale.
     pub delack_at: Time,
@@ -79,10 +76,23 @@ pub struct Receiver {
     pub segments_received: u64,
 }
 
+/// A receiver's state for SACK and delayed ACKs.
+#[derive(Clone, Debug)]
+struct AckPolicy {
+    config: ReceiverConfig,
+    unacked_in_order: u32,
+    quick_left: u32,
+    held: Option<Ack>,
+    /// Blocks last reported, absolute, most recent first (`(0, 0)`: none).
+    blocks: [(u64, u64); 3],
+}
+
 impl Receiver {
     /// A receiver expecting segment 0.
     pub fn new(config: ReceiverConfig) -> Receiver {
-        Receiver { config, quick_left: config.quick_acks, delack_at: Time::NEVER, ..Receiver::default() }
+        let policy = (config.delayed_ack || config.sack)
+            .then(|| Box::new(AckPolicy { config, unacked_in_order: 0, quick_left: config.quick_acks, held: None, blocks: [(0, 0); 3] }));
+        Receiver { policy, delack_at: Time::NEVER, ..Receiver::default() }
     }
 
     /// Segments delivered in order so far (the cumulative acknowledgement point).
@@ -100,14 +110,37 @@ impl Receiver {
         } else if seq > self.next {
             self.out_of_order.insert(seq);
         }
-        let filled_hole = in_order && self.next > seq + 1;
-        let mut ack = Ack::cumulative(self.next, sent, retransmitted);
-        if !self.config.delayed_ack && !self.config.sack {
-            // One ACK per segment, cumulative only: the common case of the simpler profiles.
-            return AckAction::Send(ack);
+        let ack = Ack::cumulative(self.next, sent, retransmitted);
+        // Without a policy, one ACK per segment, cumulative only: the common case of the
+        // simpler profiles.
+        let Some(policy) = &mut self.policy else { return AckAction::Send(ack) };
+        let action = policy.on_data(seq, in_order, ack, &self.out_of_order);
+        if let AckAction::Send(_) = action {
+            self.delack_at = Time::NEVER;
         }
+        action
+    }
+
+    /// A delayed-ACK wake-up at `now`: the held ACK, if this wake-up is the one still due.
+    pub fn on_delack_timer(&mut self, now: Time) -> Option<Ack> {
+        if now != self.delack_at {
+            return None;
+        }
+        self.delack_at = Time::NEVER;
+        let policy = self.policy.as_mut()?;
+        policy.unacked_in_order = 0;
+        policy.held.take().map(|a| Ack { next: self.next, ..a })
+    }
+}
+
+impl AckPolicy {
+    /// The ACK for segment `seq`, the cumulative `ack` already made (`ack.next` is the
+    /// receiver's next expected segment, `out_of_order` what it holds above it).
+    fn on_data(&mut self, seq: u64, in_order: bool, mut ack: Ack, out_of_order: &SeqSet) -> AckAction {
+        let next = ack.next;
+        let filled_hole = in_order && next > seq + 1;
         if self.config.sack && (!in_order || filled_hole || self.blocks[0].1 > 0) {
-            ack.sack = self.sack_blocks(seq);
+            ack.sack = self.sack_blocks(seq, next, out_of_order);
         }
         // RFC 5681 §4.2: ACK out-of-order and hole-filling segments at once (and Linux then
         // re-enters quick-ACK mode); otherwise every second full segment, holding the first
@@ -120,8 +153,7 @@ impl Receiver {
             self.quick_left = self.quick_left.saturating_sub(1);
             let echo = self.held.take().filter(|_| in_order).unwrap_or(ack);
             self.unacked_in_order = 0;
-            self.delack_at = Time::NEVER;
-            return AckAction::Send(Ack { next: self.next, sack: ack.sack, ..echo });
+            return AckAction::Send(Ack { next, sack: ack.sack, ..echo });
         }
         self.unacked_in_order += 1;
         self.held = Some(ack);
@@ -129,17 +161,16 @@ impl Receiver {
     }
 
     /// RFC 2018 §4: the block holding `seq` (if it is held out of order) first, then the
-    /// blocks reported before that are still above the cumulative point.
-    fn sack_blocks(&mut self, seq: u64) -> SackBlocks {
-        let next = self.next;
+    /// blocks reported before that are still above the cumulative point `next`.
+    fn sack_blocks(&mut self, seq: u64, next: u64, out_of_order: &SeqSet) -> SackBlocks {
         let mut fresh = [(0u64, 0u64); 3];
         let mut n = 0;
-        if seq > next && self.out_of_order.contains(seq) {
+        if seq > next && out_of_order.contains(seq) {
             let (mut start, mut end) = (seq, seq + 1);
-            while start > next + 1 && self.out_of_order.contains(start - 1) {
+            while start > next + 1 && out_of_order.contains(start - 1) {
                 start -= 1;
             }
-            while self.out_of_order.contains(end) {
+            while out_of_order.contains(end) {
                 end += 1;
             }
             fresh[0] = (start, end);
@@ -161,16 +192,6 @@ impl Receiver {
             *o = ((s - next) as u32, (e - next) as u32);
         }
         out
-    }
-
-    /// A delayed-ACK wake-up at `now`: the held ACK, if this wake-up is the one still due.
-    pub fn on_delack_timer(&mut self, now: Time) -> Option<Ack> {
-        if now != self.delack_at {
-            return None;
-        }
-        self.unacked_in_order = 0;
-        self.delack_at = Time::NEVER;
-        self.held.take().map(|a| Ack { next: self.next, ..a })
     }
 }
 

@@ -260,8 +260,8 @@ impl Simulation {
         });
         self.conns.push(Connection {
             cc: spec.algorithm.build(),
-            states: vec![SubflowState::new(spec.tcp.initial_cwnd, spec.tcp.initial_ssthresh); n],
-            senders,
+            states: vec![SubflowState::new(spec.tcp.initial_cwnd, spec.tcp.initial_ssthresh); n].into_boxed_slice(),
+            senders: senders.into_boxed_slice(),
             receivers: vec![
                 Receiver::new(ReceiverConfig {
                     delayed_ack: spec.tcp.delayed_ack,
@@ -269,7 +269,8 @@ impl Simulation {
                     sack: spec.tcp.sack
                 });
                 n
-            ],
+            ]
+            .into_boxed_slice(),
             jitter,
             data: DataLevel {
                 limit: Connection::segments_for(spec.size, mss),
@@ -280,9 +281,9 @@ impl Simulation {
             size: spec.size,
             first_subflow,
             start: spec.start,
-            stop: spec.stop,
+            stop: spec.stop.unwrap_or(Time::NEVER),
             started: false,
-            completed_at: None,
+            completed_at: Time::NEVER,
             at_stop: None,
             max_window: ((1u64 << 30) / mss as u64).max(1),
         });
@@ -556,14 +557,14 @@ impl Simulation {
             // One copy of the name for the flow's record and its subflows'.
             let shared_name: std::sync::Arc<str> = name.into();
             let from = warmup.max(c.start);
-            let until = [Some(end), c.stop, c.completed_at].into_iter().flatten().min().expect("end is set");
+            let until = end.min(c.stop).min(c.completed_at);
             let window = until.saturating_sub(from).as_secs_f64();
             let per_second = |bytes: u64| if window > 0.0 { bytes as f64 * 8.0 / window } else { 0.0 };
             let delivered = c.delivered();
             let bytes = c.bytes_in(delivered, mss) - c.bytes_in(self.warm_delivered[i], mss);
             // Goodput counts what was delivered within [from, until]: for a flow that stopped
             // before the end (and before completing), what had arrived by its stop.
-            let stopped = c.at_stop.as_deref().filter(|_| c.stop.is_some_and(|t| t == until));
+            let stopped = c.at_stop.as_deref().filter(|_| c.stop == until);
             let (delivered_by, received_by) = match stopped {
                 Some((d, received)) => (*d, Some(received)),
                 None => (delivered, None),
@@ -611,7 +612,7 @@ impl Simulation {
                 timeouts: totals.timeouts,
                 loss_events: totals.timeouts + totals.fast_retransmits,
                 size_bytes: c.size,
-                completion_time_s: c.completed_at.map(|t| (t - c.start).as_secs_f64()),
+                completion_time_s: (c.completed_at != Time::NEVER).then(|| (c.completed_at - c.start).as_secs_f64()),
                 mean_relative_drop: (totals.relative_drops > 0).then(|| totals.relative_drop_sum / totals.relative_drops as f64),
             });
         }
