@@ -172,23 +172,23 @@ impl Scoreboard {
     }
 
     /// Marks the segments of an acknowledgement's SACK blocks (absolute `start..end` ranges) as
-    /// delivered, skipping what the previous acknowledgement's blocks covered.
+    /// delivered, skipping what the previous blocks covered (SACKs are never taken back, so
+    /// those stay SACKed whether or not an acknowledgement without blocks came between).
     pub fn sack(&mut self, blocks: impl Iterator<Item = (u64, u64)>, now: Time, min_rtt: Time, d: &mut Delivered) {
-        let mut previous = std::mem::take(&mut self.previous_blocks);
-        previous.sort_unstable();
+        let previous = std::mem::take(&mut self.previous_blocks);
         let outstanding_end = self.base + self.segments.len() as u64;
         for (i, (start, end)) in blocks.take(3).enumerate() {
-            let (start, end) = (start.max(self.base), end.min(outstanding_end));
-            self.previous_blocks[i] = (start, end);
-            let mut from = start;
-            for &(done_start, done_end) in &previous {
-                if done_end <= from || done_start >= end {
+            let (mut seq, end) = (start.max(self.base), end.min(outstanding_end));
+            self.previous_blocks[i] = (seq, end);
+            while seq < end {
+                if let Some(&(_, done_end)) = previous.iter().find(|&&(s, e)| s <= seq && seq < e) {
+                    seq = done_end;
                     continue;
                 }
-                self.sack_range(from, done_start.max(from), now, min_rtt, d);
-                from = from.max(done_end);
+                let run_end = previous.iter().filter(|&&(s, _)| s > seq).fold(end, |a, &(s, _)| a.min(s));
+                self.sack_range(seq, run_end, now, min_rtt, d);
+                seq = run_end;
             }
-            self.sack_range(from, end, now, min_rtt, d);
         }
     }
 

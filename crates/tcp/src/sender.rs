@@ -795,7 +795,9 @@ impl SubflowSender {
         let min_rtt = self.rtt.min_rtt().unwrap_or(Time::ZERO);
         let board = self.board.as_mut().expect("SACK");
         let mut delivered = board.acked_to(ack.next, now, min_rtt);
-        board.sack(ack.blocks(), now, min_rtt, &mut delivered);
+        if ack.sack[0].1 != 0 {
+            board.sack(ack.blocks(), now, min_rtt, &mut delivered);
+        }
         board.mark_dupthresh_losses();
         let newly = ack.next - self.snd_una;
         if advanced {
