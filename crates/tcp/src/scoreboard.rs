@@ -38,8 +38,8 @@ pub struct Delivered {
 
 /// Per-segment state of the outstanding window, with RACK's state.
 ///
-/// Every acknowledgement costs what it changes, not the window's size: SACK blocks already
-/// processed by the previous acknowledgement are skipped, the DupThresh boundary is kept as
+/// Every acknowledgement costs what it changes, not the window's size: the parts of its SACK
+/// blocks that the previous blocks covered are skipped, the DupThresh boundary is kept as
 /// the three highest SACKed segments, and RACK scans segments in the order they were last
 /// sent (Linux's time-sorted list), stopping at the first one not yet due. Without that, a
 /// window of thousands of segments in recovery cost thousands of steps per acknowledgement.
@@ -63,8 +63,8 @@ pub struct Scoreboard {
     /// highest ones.
     highest_sacked: [u64; DUP_THRESH as usize],
     highest_len: usize,
-    /// The previous acknowledgement's SACK blocks (clipped to the segments outstanding then):
-    /// every segment in them is SACKed already.
+    /// The blocks of the latest acknowledgement that carried any (clipped to the segments
+    /// outstanding then): every segment in them is SACKed already.
     previous_blocks: [(u64, u64); 3],
     /// RACK: send time and sequence of the most recently sent segment known delivered.
     rack_sent: Time,
