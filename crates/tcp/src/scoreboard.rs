@@ -58,11 +58,10 @@ pub struct Scoreboard {
     resend_hint: u64,
     /// Segments below this were examined by the DupThresh rule.
     dupthresh_upto: u64,
-    /// The highest SACKed segments, highest first (`highest_len` of them, at most
-    /// `DUP_THRESH`): SACKs are never taken back and leave only from below, so these stay the
-    /// highest ones.
+    /// The highest SACKed segments, highest first (the first `min(sacked, DUP_THRESH)` are
+    /// valid): SACKs are never taken back and leave only from below, so these stay the highest
+    /// ones, and a cumulative ACK past some of them leaves the others first.
     highest_sacked: [u64; DUP_THRESH as usize],
-    highest_len: usize,
     /// The blocks of the latest acknowledgement that carried any (clipped to the segments
     /// outstanding then): every segment in them is SACKed already.
     previous_blocks: [(u64, u64); 3],
@@ -152,9 +151,6 @@ impl Scoreboard {
         }
         self.resend_hint = self.resend_hint.max(una);
         self.dupthresh_upto = self.dupthresh_upto.max(una);
-        while self.highest_len > 0 && self.highest_sacked[self.highest_len - 1] < una {
-            self.highest_len -= 1;
-        }
         self.drop_stale_resent();
         d
     }
@@ -200,22 +196,24 @@ impl Scoreboard {
             }
             self.forget(s.flags);
             self.at(seq).flags = SACKED | (s.flags & EVER_RETRANS);
+            self.note_highest_sacked(seq);
             self.sacked += 1;
             d.segments += 1;
             d.sacked += 1;
             self.rack_update(seq, s, now, min_rtt);
-            self.note_highest_sacked(seq);
         }
     }
 
+    /// Keeps `highest_sacked` up to date with `seq`, newly SACKed (before `sacked` counts it).
     fn note_highest_sacked(&mut self, seq: u64) {
         let n = self.highest_sacked.len();
-        if self.highest_len == n && seq < self.highest_sacked[n - 1] {
+        let len = (self.sacked as usize).min(n);
+        if len == n && seq < self.highest_sacked[n - 1] {
             return;
         }
-        let at = self.highest_sacked[..self.highest_len].iter().position(|&h| seq > h).unwrap_or(self.highest_len);
-        self.highest_len = (self.highest_len + 1).min(n);
-        self.highest_sacked.copy_within(at..self.highest_len - 1, at + 1);
+        let at = self.highest_sacked[..len].iter().position(|&h| seq > h).unwrap_or(len);
+        let new_len = (len + 1).min(n);
+        self.highest_sacked.copy_within(at..new_len - 1, at + 1);
         self.highest_sacked[at] = seq;
     }
 
@@ -257,7 +255,6 @@ impl Scoreboard {
         if self.sacked < DUP_THRESH {
             return;
         }
-        debug_assert_eq!(self.highest_len, DUP_THRESH as usize, "{} SACKed", self.sacked);
         // The DUP_THRESH-th highest SACKed segment: everything below it is lost.
         let boundary = self.highest_sacked[DUP_THRESH as usize - 1];
         for seq in self.dupthresh_upto.max(self.base)..boundary {
