@@ -256,14 +256,15 @@ pub fn render(system: &FluidSystem, eq: &Equilibrium, constant: &str) -> String 
 }
 
 /// The equilibrium of `system`, or an error that says what to try when the solve does not
-/// converge: OLIA's is a known limit (README, "The fluid model"), and standing queues can be
-/// left out.
+/// converge: OLIA's and COUPLED's with standing queues are a known limit (README, "The fluid
+/// model"), and standing queues can be left out.
 pub fn solve(system: &FluidSystem) -> Result<Equilibrium, String> {
     fluid::equilibrium(&system.network, &system.options).map_err(|e| {
         let queues = system.network.links.iter().any(|l| l.standing_queue.is_some());
+        let best_paths = system.algorithms.iter().any(|a| matches!(*a, "olia" | "coupled"));
         let hint = match e {
-            fluid::FluidError::NotConverged { .. } if system.algorithms.contains(&"olia") => {
-                " (OLIA's equilibrium is not found on networks such as seed 002's FatTree: see README, \"The fluid model\", where the solver fails)"
+            fluid::FluidError::NotConverged { .. } if best_paths && queues => {
+                " (OLIA's and COUPLED's equilibria with standing queues are not found on networks such as seed 002's FatTree: see README, \"The fluid model\", where the solver fails; with `--set fluid.queueing=none` the RTTs are the propagation ones, where they are)"
             }
             fluid::FluidError::NotConverged { .. } if queues => {
                 " (with `--set fluid.queueing=none` the RTTs are the propagation ones, without standing queues)"

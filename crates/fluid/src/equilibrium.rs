@@ -1,7 +1,7 @@
 //! The equilibrium of a network: what [`equilibrium()`] returns, and how uniqueness is checked.
 
 use crate::error::FluidError;
-use crate::model::{Model, ZERO_SHARE};
+use crate::model::{Model, Terms, ZERO_SHARE};
 use crate::network::Network;
 use crate::options::Options;
 use crate::solver::{self, Solution};
@@ -126,16 +126,21 @@ pub fn equilibrium(net: &Network, opts: &Options) -> Result<Equilibrium, FluidEr
     let congestion: Vec<f64> = net.links.iter().map(|l| if l.congestible() { start_p } else { 0.0 }).collect();
     let windows = initial_windows(&m, &congestion);
     // Phase 1: a well-behaved proxy law finds prices of the right magnitude.
-    let (windows, prices) = match solver::solve(&m, &windows, &prices, true) {
+    let (windows, prices) = match solver::solve(&m, &windows, &prices, Terms::Proxy, MARCHES) {
         Ok(s) => (s.windows, s.prices),
         Err(_) => (windows, prices),
     };
-    let first = match solver::solve(&m, &windows, &prices, false) {
+    // Phase 2, the law: Newton from there; failing that, the continuation from the proxy to
+    // the law; failing that, Newton with marches along the dynamics; failing that, the law's own
+    // dynamics from one packet per subflow (Newton can stall where they do not: Balia on
+    // unequal losses), followed to their resting point and solved from there.
+    let first = solver::solve(&m, &windows, &prices, Terms::AtRest, 0)
+        .or_else(|_| towards_the_law(&m, &windows, &prices))
+        .or_else(|_| solver::solve(&m, &windows, &prices, Terms::AtRest, MARCHES));
+    let first = match first {
         Ok(s) => s,
-        // Newton can stall where the law's own dynamics do not (Balia on unequal losses): follow
-        // them to their resting point and solve from there.
         Err(e) => match settled_windows(net, opts, &m) {
-            Some(w) => solver::solve(&m, &w, &prices, false).map_err(|_| e)?,
+            Some(w) => solver::solve(&m, &w, &prices, Terms::AtRest, MARCHES).map_err(|_| e)?,
             None => return Err(e),
         },
     };
@@ -151,11 +156,50 @@ pub fn equilibrium(net: &Network, opts: &Options) -> Result<Equilibrium, FluidEr
                 windows[r] = total * weights[i] / sum;
             }
         }
-        Some(solver::solve(&m, &windows, &first.prices, false).map_err(|e| format!("the solve from an uneven split failed: {e}")))
+        Some(
+            solver::solve(&m, &windows, &first.prices, Terms::AtRest, MARCHES)
+                .map_err(|e| format!("the solve from an uneven split failed: {e}")),
+        )
     } else {
         None
     };
     Ok(report(&m, &first, second))
+}
+
+/// Marches along the dynamics a solve may fall back on ([`solver::solve`]).
+const MARCHES: usize = 2;
+
+/// How the proxy's weight `1 − λ` shrinks from one step of the continuation to the next
+/// ([`towards_the_law`]), and the weight after which the law is taken alone.
+const CONTINUATION_FACTOR: f64 = 0.25;
+const LAST_WEIGHT: f64 = 1e-4;
+
+/// The equilibrium of the law reached from the proxy's (`windows`, `prices`) by continuation:
+/// the balances `(1 − λ)·proxy + λ·law` solved for `1 − λ` = 1/4, 1/16, … down to 1e-4, each
+/// from the last, then the law alone.
+///
+/// A law whose fixed points put traffic on best paths only (OLIA, COUPLED) has, on a network
+/// with many paths per flow, a combinatorial choice of which paths those are, and its
+/// equilibria form a set; Newton's step from the proxy's point, where every path carries
+/// traffic, then moves the other paths' windows by many orders of magnitude at once, and the
+/// iteration stalls. The proxy's term keeps every path in use and the equilibrium unique,
+/// and lowering its weight lets the worse paths' windows fall gradually. OLIA on seed 002's
+/// FatTree with propagation RTTs (k = 8) fails without it (README, "The fluid model").
+fn towards_the_law(m: &Model, windows: &[f64], prices: &[f64]) -> Result<Solution, FluidError> {
+    let (mut w, mut v) = (windows.to_vec(), prices.to_vec());
+    let mut weight = 1.0;
+    let mut iterations = 0;
+    loop {
+        weight *= CONTINUATION_FACTOR;
+        let terms = if weight < LAST_WEIGHT { Terms::AtRest } else { Terms::Blend(1.0 - weight) };
+        let mut s = solver::solve(m, &w, &v, terms, MARCHES)?;
+        iterations += s.iterations;
+        if terms == Terms::AtRest {
+            s.iterations = iterations;
+            return Ok(s);
+        }
+        (w, v) = (s.windows, s.prices);
+    }
 }
 
 /// Steps the fallback's trajectory may take ([`settled_windows`]): Balia on two paths needs a

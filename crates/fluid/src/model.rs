@@ -103,8 +103,7 @@ impl<'a> Model<'a> {
 
     /// The two terms of flow `f`'s window balance per RTT: `A_r = (1 − p_r)·k·increase_r`
     /// (no `1 − p_r` in the small-loss model) and `B_r = p_r·decrease_r`, so that
-    /// `dw_r/dt = (w_r/τ_r)(A_r − B_r)`. With `proxy`, the law is replaced by EWTCP with
-    /// `a = 1/n²` (independent, TCP-friendly subflows: the solver's first phase). `states` is
+    /// `dw_r/dt = (w_r/τ_r)(A_r − B_r)`, with the increase that `terms` says. `states` is
     /// scratch space for the law.
     #[allow(clippy::too_many_arguments)]
     pub fn balance(
@@ -113,7 +112,7 @@ impl<'a> Model<'a> {
         windows: &[f64],
         rtts: &[f64],
         path_loss: &[f64],
-        proxy: bool,
+        terms: Terms,
         states: &mut Vec<SubflowState>,
         out: &mut [(f64, f64)],
     ) {
@@ -127,14 +126,35 @@ impl<'a> Model<'a> {
         for (i, r) in range.enumerate() {
             let p = path_loss[r];
             let success = if self.opts.small_loss { 1.0 } else { 1.0 - p };
-            let (inc, dec) = if proxy {
-                (1.0 / (n * n * states[i].cwnd), states[i].cwnd / 2.0)
-            } else {
-                (law.increase(states, i), law.decrease(states, i))
+            let (inc, dec) = match terms {
+                Terms::Proxy => (1.0 / (n * n * states[i].cwnd), states[i].cwnd / 2.0),
+                Terms::AtRest => (law.increase_at_rest(states, i), law.decrease(states, i)),
+                Terms::Dynamics => (law.increase(states, i), law.decrease(states, i)),
+                Terms::Blend(lambda) => {
+                    let (pi, pd) = (1.0 / (n * n * states[i].cwnd), states[i].cwnd / 2.0);
+                    let (li, ld) = (law.increase_at_rest(states, i), law.decrease(states, i));
+                    ((1.0 - lambda) * pi + lambda * li, (1.0 - lambda) * pd + lambda * ld)
+                }
             };
             out[i] = (success * self.k * inc, p * dec);
         }
     }
+}
+
+/// Which increase a window balance uses.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Terms {
+    /// EWTCP with `a = 1/n²` in place of the law (independent, TCP-friendly subflows): the
+    /// equilibrium solver's first phase, which finds prices of the right magnitude.
+    Proxy,
+    /// The law's increase at its fixed points ([`mptcp_cc::CoupledController::increase_at_rest`]):
+    /// what the equilibrium balances (OLIA without its switching α).
+    AtRest,
+    /// The law's own increase: what a trajectory follows.
+    Dynamics,
+    /// `(1 − λ)·Proxy + λ·AtRest`, increases and decreases alike: the steps of the
+    /// equilibrium's continuation from the proxy to the law (see [`crate::equilibrium()`]).
+    Blend(f64),
 }
 
 /// What a window law sees of a subflow in the fluid model: window `w`, smoothed RTT `rtt`,

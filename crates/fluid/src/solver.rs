@@ -25,7 +25,7 @@
 use mptcp_cc::SubflowState;
 
 use crate::error::FluidError;
-use crate::model::{LOSS_FLOOR, Model, WINDOW_FLOOR};
+use crate::model::{LOSS_FLOOR, Model, Terms, WINDOW_FLOOR};
 use crate::newton;
 use crate::options::LossModel;
 use crate::relax;
@@ -220,8 +220,8 @@ pub(crate) struct Solver<'m, 'a> {
     /// The largest price variable per link.
     pub v_max: Vec<f64>,
     pub u_min: f64,
-    /// Solve with the proxy law (see [`Model::balance`]).
-    pub proxy: bool,
+    /// Which increase the window balances use.
+    pub terms: Terms,
     states: Vec<SubflowState>,
     ab: Vec<(f64, f64)>,
 }
@@ -234,7 +234,7 @@ impl<'m, 'a> Solver<'m, 'a> {
             v_max: (0..m.net.links.len()).map(|l| prices.max(l)).collect(),
             prices,
             u_min: WINDOW_FLOOR.ln(),
-            proxy: false,
+            terms: Terms::AtRest,
             states: Vec::new(),
             ab: vec![(0.0, 0.0); m.subflows()],
         }
@@ -244,7 +244,7 @@ impl<'m, 'a> Solver<'m, 'a> {
     /// into `out`.
     pub fn flow_residuals(&mut self, f: usize, w: &[f64], rtt: &[f64], path_loss: &[f64], out: &mut [f64]) {
         let range = self.m.range(f);
-        self.m.balance(f, w, rtt, path_loss, self.proxy, &mut self.states, &mut self.ab[range.clone()]);
+        self.m.balance(f, w, rtt, path_loss, self.terms, &mut self.states, &mut self.ab[range.clone()]);
         for (i, r) in range.enumerate() {
             out[i] = log_ratio(self.ab[r].0, self.ab[r].1);
         }
@@ -343,19 +343,19 @@ impl<'m, 'a> Solver<'m, 'a> {
 }
 
 /// Solves from `windows` (per global subflow) and price variables `prices` (per link, see
-/// [`Prices`]) to the tolerance,
-/// with the flows' own laws or (`proxy`) the stand-in of [`Model::balance`]: Newton
-/// ([`newton::run`]); if that stalls, a march along the model's own dynamics
-/// ([`relax::march`]) to near the stable equilibrium, and Newton again from there.
-pub(crate) fn solve(m: &Model, windows: &[f64], prices: &[f64], proxy: bool) -> Result<Solution, FluidError> {
+/// [`Prices`]) to the tolerance, with the window balances of `terms` ([`Terms::AtRest`],
+/// [`Terms::Proxy`] or a blend): Newton ([`newton::run`]); each time that stalls, up to
+/// `marches` times, a march along the model's own dynamics ([`relax::march`]) to near the
+/// stable equilibrium, and Newton again from there.
+pub(crate) fn solve(m: &Model, windows: &[f64], prices: &[f64], terms: Terms, marches: usize) -> Result<Solution, FluidError> {
     let mut solver = Solver::new(m);
-    solver.proxy = proxy;
+    solver.terms = terms;
     let mut state = State {
         u: windows.iter().map(|w| w.max(WINDOW_FLOOR).ln()).collect(),
         v: prices.iter().zip(&solver.v_max).map(|(&v, &max)| v.clamp(0.0, max)).collect(),
     };
     let mut spent = 0;
-    for attempt in 0..3 {
+    for attempt in 0..=marches {
         match newton::run(&mut solver, state, m.opts.max_iterations - spent) {
             Ok(mut solution) => {
                 solution.iterations += spent;
@@ -371,7 +371,7 @@ pub(crate) fn solve(m: &Model, windows: &[f64], prices: &[f64], proxy: bool) -> 
                     let e = solver.evaluate(&last);
                     return Ok(Solution::new(e, &last, spent));
                 }
-                if attempt == 2 || spent >= m.opts.max_iterations {
+                if attempt == marches || spent >= m.opts.max_iterations {
                     return Err(match error {
                         FluidError::NotConverged { worst, residual, .. } => FluidError::NotConverged { worst, residual, iterations: spent },
                         e => e,

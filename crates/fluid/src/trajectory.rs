@@ -17,7 +17,7 @@ use mptcp_cc::SubflowState;
 
 use crate::error::FluidError;
 use crate::integrate::{self, DormandPrince, Stats, System};
-use crate::model::{Model, WINDOW_FLOOR};
+use crate::model::{Model, Terms, WINDOW_FLOOR};
 use crate::network::Network;
 use crate::options::{LossModel, Options};
 
@@ -235,7 +235,7 @@ impl System for Fluid<'_, '_> {
         m.path_losses(&self.link_loss, &mut self.path_loss);
         for f in 0..m.net.flows.len() {
             let range = m.range(f);
-            m.balance(f, &self.w, &self.rtt, &self.path_loss, false, &mut self.states, &mut self.ab[range.clone()]);
+            m.balance(f, &self.w, &self.rtt, &self.path_loss, Terms::Dynamics, &mut self.states, &mut self.ab[range.clone()]);
             for r in range {
                 dy[r] = (self.ab[r].0 - self.ab[r].1) / self.rtt[r];
             }

@@ -233,8 +233,10 @@ fn olia_uses_only_the_best_paths() {
     assert_eq!(olia.flows[0].subflows[1].rate, Some(0.0), "OLIA leaves the congested path");
     close(olia.flows[0].total_rate, 1000.0 / 6.0, 1e-7, "and gets a sixth of the good link");
     // Fig. 7(a)/6 (line 924–951): 5 TCPs on each path, "OLIA simultaneously uses both of the
-    // paths": an even split, a TCP's share in total. (The check from an uneven split cannot
-    // converge: OLIA's α switches with the largest window, so only the even split balances.)
+    // paths": an even split, a TCP's share in total. Both paths are best only at equal
+    // prices, where the TCPs of each link get equal rates, so the capacities leave OLIA equal
+    // rates too: the even split is the only fixed point, and the check from an uneven split
+    // finds it again (OLIA is balanced at rest, α = 0, as Theorem 1's fixed points require).
     let mut net = Network::new();
     let a = net.add_link(Link::new("a", 1000.0));
     let b = net.add_link(Link::new("b", 1000.0));
@@ -247,7 +249,7 @@ fn olia_uses_only_the_best_paths() {
     let sym = equilibrium(&net, &papers()).unwrap();
     close(sym.flows[0].total_rate, 2000.0 / 11.0, 1e-7, "a TCP's share");
     close(sym.flows[0].subflows[0].rate.unwrap(), 1000.0 / 11.0, 1e-7, "even split");
-    assert!(matches!(sym.flows[0].uniqueness, Uniqueness::Unknown { .. }), "{:?}", sym.flows[0].uniqueness);
+    assert_eq!(sym.flows[0].uniqueness, Uniqueness::Unique);
     let lia = fig7b("lia");
     assert!(lia.flows[0].subflows[1].rate.unwrap() > 5.0, "LIA keeps sending on the congested path");
 }

@@ -20,6 +20,14 @@ pub trait CoupledController: Debug + Send {
     /// avoidance.
     fn increase(&self, subflows: &[SubflowState], r: usize) -> f64;
 
+    /// [`increase`](Self::increase) as it stands at a fixed point of the law's fluid model,
+    /// where that differs: a term that switches with the states (OLIA's α) takes there the
+    /// value the fixed points force on it, so an equilibrium solver can balance the law
+    /// without the switch. By default the increase itself.
+    fn increase_at_rest(&self, subflows: &[SubflowState], r: usize) -> f64 {
+        self.increase(subflows, r)
+    }
+
     /// Reduction of `w_r`, packets, on a loss event on subflow `r` (the new slow-start threshold
     /// is `w_r` minus this, floored by the transport). By default TCP's: halve `w_r`, which
     /// most coupled laws keep unchanged.

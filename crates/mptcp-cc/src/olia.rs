@@ -48,6 +48,18 @@ impl CoupledController for Olia {
         }
         kelly_voice(s, r) + olia_alpha(s, r) / s[r].cwnd
     }
+    /// The Kelly–Voice term alone: at every non-degenerate fixed point of OLIA's differential
+    /// inclusion (seed 002 eqs. 8–9) `ᾱ_r = 0` on every path. Theorem 1 puts the flow's total
+    /// at the best path's TCP rate, where the first term of eq. 15 vanishes on each used (best)
+    /// path, so `ᾱ_r` must too; an unused path has `x_r = 0` and so `ᾱ_r = 0` as well. And 0 is
+    /// in every set of eq. 9 that such a point can reach (a lone best path has the largest
+    /// window). The fixed points are therefore those of this term alone.
+    fn increase_at_rest(&self, s: &[SubflowState], r: usize) -> f64 {
+        if !s[r].measured() {
+            return reno_increase(s, r);
+        }
+        kelly_voice(s, r)
+    }
     fn internal_state(&self, s: &[SubflowState], r: usize) -> Option<f64> {
         Some(olia_alpha(s, r))
     }
@@ -67,6 +79,15 @@ mod tests {
         assert_eq!((olia_alpha(&s, 0), olia_alpha(&s, 1)), (0.5, -0.5));
         check(Olia.increase(&s, 0), 5.0 / 72.0 + 0.05, "0.119444");
         check(Olia.increase(&s, 1), 1.0 / 720.0 - 0.025, "-0.023611");
+    }
+
+    #[test]
+    fn at_rest_the_increase_is_the_kelly_voice_term_alone() {
+        let mut s = t();
+        s[0].acked_since_loss = 100;
+        s[1].acked_since_loss = 100;
+        check(Olia.increase_at_rest(&s, 0), 5.0 / 72.0, "0.069444");
+        check(Olia.increase_at_rest(&s, 1), 1.0 / 720.0, "0.001389");
     }
 
     #[test]

@@ -125,3 +125,49 @@ fn the_fat_tree_scenario_solves_with_and_without_queues() {
         }
     }
 }
+
+/// OLIA, the scenario's own law, on seed 002's FatTree at propagation RTTs (k = 4 and 8):
+/// Theorem 1 (seed 002, line 1145) puts every flow's total at the TCP rate of its best path,
+/// `√(2k(1 − p)/p)/τ` at the path losses and RTTs the solve reports. Its fixed points are
+/// COUPLED's here (a flow's paths have equal RTTs, where OLIA's Kelly–Voice term is COUPLED's
+/// increase), so the two laws' totals agree, and the splits form sets: most flows are reported
+/// not unique.
+#[test]
+fn olia_on_the_fat_tree_gives_each_flow_its_best_paths_tcp_rate() {
+    for k in [4, 8] {
+        let solve = |cc: &str| {
+            let sets = [
+                ("topology.k".to_string(), k.to_string()),
+                ("traffic.perm.cc".to_string(), cc.to_string()),
+                ("fluid.queueing".to_string(), "none".to_string()),
+            ];
+            let scenario = topologies::load(std::path::Path::new("../../scenarios/seed002-fig13.toml"), &sets).unwrap();
+            let system = scenario.build_fluid().unwrap();
+            let eq = fluid::equilibrium(&system.network, &system.options).unwrap_or_else(|e| panic!("k = {k}, {cc}: {e}"));
+            (eq, system.options.constant.factor())
+        };
+        let (olia, factor) = solve("olia");
+        for f in &olia.flows {
+            let best = f.subflows.iter().map(|s| (2.0 * factor * (1.0 - s.path_loss) / s.path_loss).sqrt() / s.rtt).fold(0.0, f64::max);
+            assert!(
+                (f.total_rate / best - 1.0).abs() < 1e-6,
+                "k = {k}, {}: total {} against the best path's TCP {best}",
+                f.name,
+                f.total_rate
+            );
+        }
+        assert!(olia.links.iter().all(|l| l.utilization <= 1.0 + 1e-6), "k = {k}: a link above capacity");
+        let not_unique = olia.flows.iter().filter(|f| matches!(f.uniqueness, fluid::Uniqueness::NotUnique { .. })).count();
+        assert!(not_unique > olia.flows.len() / 2, "k = {k}: {not_unique} flows found not unique");
+        let (coupled, _) = solve("coupled");
+        for (a, b) in olia.flows.iter().zip(&coupled.flows) {
+            assert!(
+                (a.total_rate / b.total_rate - 1.0).abs() < 1e-6,
+                "k = {k}, {}: OLIA {} against COUPLED {}",
+                a.name,
+                a.total_rate,
+                b.total_rate
+            );
+        }
+    }
+}
