@@ -170,13 +170,15 @@ pub fn equilibrium(net: &Network, opts: &Options) -> Result<Equilibrium, FluidEr
 const MARCHES: usize = 2;
 
 /// How the proxy's weight `1 − λ` shrinks from one step of the continuation to the next
-/// ([`towards_the_law`]), and the weight after which the law is taken alone.
+/// ([`towards_the_law`]); below `TRY_THE_LAW` each step is followed by a try of the law
+/// alone, and the continuation gives up below `LAST_WEIGHT`.
 const CONTINUATION_FACTOR: f64 = 0.25;
-const LAST_WEIGHT: f64 = 1e-4;
+const TRY_THE_LAW: f64 = 1e-4;
+const LAST_WEIGHT: f64 = 1e-9;
 
 /// The equilibrium of the law reached from the proxy's (`windows`, `prices`) by continuation:
-/// the balances `(1 − λ)·proxy + λ·law` solved for `1 − λ` = 1/4, 1/16, … down to 1e-4, each
-/// from the last, then the law alone.
+/// the balances `(1 − λ)·proxy + λ·law` solved for `1 − λ` = 1/4, 1/16, … each from the last;
+/// from 1e-4 on, Newton with the law alone is tried from each of them.
 ///
 /// A law whose fixed points put traffic on best paths only (OLIA, COUPLED) has, on a network
 /// with many paths per flow, a combinatorial choice of which paths those are, and its
@@ -184,21 +186,26 @@ const LAST_WEIGHT: f64 = 1e-4;
 /// traffic, then moves the other paths' windows by many orders of magnitude at once, and the
 /// iteration stalls. The proxy's term keeps every path in use and the equilibrium unique,
 /// and lowering its weight lets the worse paths' windows fall gradually. OLIA on seed 002's
-/// FatTree with propagation RTTs (k = 8) fails without it (README, "The fluid model").
+/// FatTree fails without it (README, "The fluid model").
 fn towards_the_law(m: &Model, windows: &[f64], prices: &[f64]) -> Result<Solution, FluidError> {
     let (mut w, mut v) = (windows.to_vec(), prices.to_vec());
     let mut weight = 1.0;
     let mut iterations = 0;
     loop {
         weight *= CONTINUATION_FACTOR;
-        let terms = if weight < LAST_WEIGHT { Terms::AtRest } else { Terms::Blend(1.0 - weight) };
-        let mut s = solver::solve(m, &w, &v, terms, MARCHES)?;
+        let mut s = solver::solve(m, &w, &v, Terms::Blend(1.0 - weight), MARCHES)?;
         iterations += s.iterations;
-        if terms == Terms::AtRest {
-            s.iterations = iterations;
-            return Ok(s);
+        if weight < TRY_THE_LAW {
+            let law = solver::solve(m, &s.windows, &s.prices, Terms::AtRest, 0);
+            if let Ok(mut law) = law {
+                law.iterations += iterations;
+                return Ok(law);
+            }
+            if weight < LAST_WEIGHT {
+                return law;
+            }
         }
-        (w, v) = (s.windows, s.prices);
+        (w, v) = (std::mem::take(&mut s.windows), std::mem::take(&mut s.prices));
     }
 }
 
