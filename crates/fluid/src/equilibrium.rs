@@ -19,9 +19,7 @@ pub enum Uniqueness {
         /// fraction of the flow's total rate.
         spread: f64,
     },
-    /// The second solve did not converge (OLIA at a tie between its best paths: its α
-    /// switches with the largest window, so a split other than the even one never balances);
-    /// the reported equilibrium is the first solve's.
+    /// The second solve did not converge; the reported equilibrium is the first solve's.
     Unknown {
         /// Why, with the second solve's error.
         reason: String,
