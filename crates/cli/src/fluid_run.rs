@@ -256,19 +256,16 @@ pub fn render(system: &FluidSystem, eq: &Equilibrium, constant: &str) -> String 
 }
 
 /// The equilibrium of `system`, or an error that says what to try when the solve does not
-/// converge: OLIA's and COUPLED's with standing queues are a known limit (README, "The fluid
-/// model"), and standing queues can be left out.
+/// converge: standing queues can be left out (README, "The fluid model", where the solver
+/// fails).
 pub fn solve(system: &FluidSystem) -> Result<Equilibrium, String> {
     fluid::equilibrium(&system.network, &system.options).map_err(|e| {
         let queues = system.network.links.iter().any(|l| l.standing_queue.is_some());
-        let best_paths = system.algorithms.iter().any(|a| matches!(*a, "olia" | "coupled"));
         let hint = match e {
-            fluid::FluidError::NotConverged { .. } if best_paths && queues => {
-                " (OLIA's and COUPLED's equilibria with standing queues are not found on networks such as seed 002's FatTree: see README, \"The fluid model\", where the solver fails; with `--set fluid.queueing=none` the RTTs are the propagation ones, where they are)"
-            }
             fluid::FluidError::NotConverged { .. } if queues => {
-                " (with `--set fluid.queueing=none` the RTTs are the propagation ones, without standing queues)"
+                " (with `--set fluid.queueing=none` the RTTs are the propagation ones, without standing queues; README, \"The fluid model\", lists where the solver fails)"
             }
+            fluid::FluidError::NotConverged { .. } => " (README, \"The fluid model\", lists where the solver fails)",
             _ => "",
         };
         format!("fluid model: {e}{hint}")

@@ -91,7 +91,7 @@ fn a_solve_that_does_not_converge_says_what_to_try() {
     assert!(!balia.status.success());
     let err = String::from_utf8_lossy(&balia.stderr);
     assert!(err.contains("equilibrium not reached") && err.contains("has residual"), "{err}");
-    assert!(err.contains("queueing=none"), "{err}");
+    assert!(err.contains("queueing=none") && err.contains("where the solver fails"), "{err}");
     assert!(!out.exists(), "nothing written");
     let olia = equipoise(&["fluid", scenario, "--set", "topology.k=4", "--out", out.to_str().unwrap()]);
     assert!(olia.status.success(), "{}", String::from_utf8_lossy(&olia.stderr));

@@ -222,6 +222,8 @@ pub(crate) struct Solver<'m, 'a> {
     pub u_min: f64,
     /// Which increase the window balances use.
     pub terms: Terms,
+    /// The largest residual Newton's iteration accepts as converged.
+    pub tolerance: f64,
     states: Vec<SubflowState>,
     ab: Vec<(f64, f64)>,
 }
@@ -235,6 +237,7 @@ impl<'m, 'a> Solver<'m, 'a> {
             prices,
             u_min: WINDOW_FLOOR.ln(),
             terms: Terms::AtRest,
+            tolerance: m.opts.tolerance,
             states: Vec::new(),
             ab: vec![(0.0, 0.0); m.subflows()],
         }
@@ -346,10 +349,14 @@ impl<'m, 'a> Solver<'m, 'a> {
 /// [`Prices`]) to the tolerance, with the window balances of `terms` ([`Terms::AtRest`],
 /// [`Terms::Proxy`] or a blend): Newton ([`newton::run`]); each time that stalls, up to
 /// `marches` times, a march along the model's own dynamics ([`relax::march`]) to near the
-/// stable equilibrium, and Newton again from there.
-pub(crate) fn solve(m: &Model, windows: &[f64], prices: &[f64], terms: Terms, marches: usize) -> Result<Solution, FluidError> {
+/// stable equilibrium, and Newton again from there. `loose` solves to `acceptable_residual`
+/// rather than to the tolerance (a step of a continuation, not an answer).
+pub(crate) fn solve(m: &Model, windows: &[f64], prices: &[f64], terms: Terms, marches: usize, loose: bool) -> Result<Solution, FluidError> {
     let mut solver = Solver::new(m);
     solver.terms = terms;
+    if loose {
+        solver.tolerance = m.opts.acceptable_residual;
+    }
     let mut state = State {
         u: windows.iter().map(|w| w.max(WINDOW_FLOOR).ln()).collect(),
         v: prices.iter().zip(&solver.v_max).map(|(&v, &max)| v.clamp(0.0, max)).collect(),
