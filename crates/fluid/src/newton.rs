@@ -44,7 +44,7 @@ pub(crate) fn run(solver: &mut Solver, mut state: State, max_iterations: usize) 
                 break;
             }
         }
-        if eval.worst.0 <= m.opts.tolerance {
+        if eval.worst.0 <= solver.tolerance {
             return Ok(Solution::new(eval, &state, iterations));
         }
         iterations += 1;
@@ -68,7 +68,7 @@ pub(crate) fn run(solver: &mut Solver, mut state: State, max_iterations: usize) 
             let mut trial = state.moved(&du, &dv, alpha, solver.u_min, &v_max);
             snap_ties(m, &mut trial.u, &eval.rtt, &eval.path_loss);
             let next = solver.evaluate(&trial);
-            if next.merit < (1.0 - 1e-4 * alpha) * eval.merit || next.worst.0 <= m.opts.tolerance {
+            if next.merit < (1.0 - 1e-4 * alpha) * eval.merit || next.worst.0 <= solver.tolerance {
                 accepted = Some((trial, next));
                 break;
             }
@@ -87,7 +87,7 @@ pub(crate) fn run(solver: &mut Solver, mut state: State, max_iterations: usize) 
         }
         best = best.min(eval.merit);
     }
-    if eval.worst.0 <= m.opts.tolerance {
+    if eval.worst.0 <= solver.tolerance {
         return Ok(Solution::new(eval, &state, iterations));
     }
     Err((state, FluidError::NotConverged { worst: eval.worst.1, residual: eval.worst.0, iterations }, iterations))

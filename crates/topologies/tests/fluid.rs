@@ -126,15 +126,15 @@ fn the_fat_tree_scenario_solves_with_and_without_queues() {
     }
 }
 
-/// OLIA, the scenario's own law, on seed 002's FatTree at propagation RTTs (k = 4 and 8) and
-/// with standing queues (k = 4): Theorem 1 (seed 002, line 1145) puts every flow's total at the
+/// OLIA, the scenario's own law, on seed 002's FatTree at propagation RTTs and with standing
+/// queues (k = 4 and 8): Theorem 1 (seed 002, line 1145) puts every flow's total at the
 /// TCP rate of its best path, `√(2k(1 − p)/p)/τ` at the path losses and RTTs the solve
 /// reports. At propagation RTTs its fixed points are COUPLED's (a flow's paths have equal RTTs,
 /// where OLIA's Kelly–Voice term is COUPLED's increase), so the two laws' totals agree. The
-/// splits form sets: most flows are reported not unique.
+/// splits form sets: most flows are reported not unique (undecided at k = 8 with queues).
 #[test]
 fn olia_on_the_fat_tree_gives_each_flow_its_best_paths_tcp_rate() {
-    for (k, queueing) in [(4, "none"), (8, "none"), (4, "standing")] {
+    for (k, queueing) in [(4, "none"), (8, "none"), (4, "standing"), (8, "standing")] {
         let solve = |cc: &str| {
             let sets = [
                 ("topology.k".to_string(), k.to_string()),
@@ -158,7 +158,12 @@ fn olia_on_the_fat_tree_gives_each_flow_its_best_paths_tcp_rate() {
         }
         assert!(olia.links.iter().all(|l| l.utilization <= 1.0 + 1e-6), "k = {k}: a link above capacity");
         let not_unique = olia.flows.iter().filter(|f| matches!(f.uniqueness, fluid::Uniqueness::NotUnique { .. })).count();
-        assert!(not_unique > olia.flows.len() / 2, "k = {k}: {not_unique} flows found not unique");
+        if (k, queueing) == (8, "standing") {
+            // The uniqueness check's second solve fails there (README, "The fluid model").
+            assert!(olia.flows.iter().all(|f| f.uniqueness != fluid::Uniqueness::Unique), "k = {k}, {queueing}");
+        } else {
+            assert!(not_unique > olia.flows.len() / 2, "k = {k}, {queueing}: {not_unique} flows found not unique");
+        }
         if queueing == "standing" {
             continue;
         }
