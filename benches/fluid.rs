@@ -1,7 +1,7 @@
 //! The fluid model's cost: one point of a sweep on the two-link network (read, expand, build
 //! the fluid network, solve the equilibrium with its uniqueness check), and seed 002's FatTree
-//! (k = 8, 128 hosts × 8 LIA subflows, at propagation RTTs and with standing queues). README,
-//! "Speed".
+//! (k = 8, 128 hosts × 8 LIA subflows, at propagation RTTs and with standing queues; OLIA, the
+//! scenario's own law, at propagation RTTs). README, "Speed".
 
 use criterion::{Criterion, criterion_group, criterion_main};
 
@@ -22,8 +22,8 @@ fn fluid(c: &mut Criterion) {
     let mut group = c.benchmark_group("fluid");
     group.bench_function("two_link_point", |b| b.iter(|| point(TWO_LINK)));
     group.sample_size(10);
-    for (name, queueing) in [("fat_tree_lia", "none"), ("fat_tree_lia_queues", "standing")] {
-        let sets = [("traffic.perm.cc".to_string(), "lia".to_string()), ("fluid.queueing".to_string(), queueing.to_string())];
+    for (name, cc, queueing) in [("fat_tree_lia", "lia", "none"), ("fat_tree_lia_queues", "lia", "standing"), ("fat_tree_olia", "olia", "none")] {
+        let sets = [("traffic.perm.cc".to_string(), cc.to_string()), ("fluid.queueing".to_string(), queueing.to_string())];
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios/seed002-fig13.toml");
         let fat_tree = topologies::load(std::path::Path::new(path), &sets).and_then(|s| s.build_fluid()).expect("the FatTree builds");
         group.bench_function(name, |b| b.iter(|| fluid::equilibrium(&fat_tree.network, &fat_tree.options).expect("it converges")));
