@@ -22,7 +22,9 @@ fn fluid(c: &mut Criterion) {
     let mut group = c.benchmark_group("fluid");
     group.bench_function("two_link_point", |b| b.iter(|| point(TWO_LINK)));
     group.sample_size(10);
-    for (name, cc, queueing) in [("fat_tree_lia", "lia", "none"), ("fat_tree_lia_queues", "lia", "standing"), ("fat_tree_olia", "olia", "none")] {
+    for (name, cc, queueing) in
+        [("fat_tree_lia", "lia", "none"), ("fat_tree_lia_queues", "lia", "standing"), ("fat_tree_olia", "olia", "none")]
+    {
         let sets = [("traffic.perm.cc".to_string(), cc.to_string()), ("fluid.queueing".to_string(), queueing.to_string())];
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios/seed002-fig13.toml");
         let fat_tree = topologies::load(std::path::Path::new(path), &sets).and_then(|s| s.build_fluid()).expect("the FatTree builds");
