@@ -126,13 +126,14 @@ impl<'a> Model<'a> {
         for (i, r) in range.enumerate() {
             let p = path_loss[r];
             let success = if self.opts.small_loss { 1.0 } else { 1.0 - p };
+            let proxy = || (1.0 / (n * n * states[i].cwnd), states[i].cwnd / 2.0);
+            let at_rest = || (law.increase_at_rest(states, i), law.decrease(states, i));
             let (inc, dec) = match terms {
-                Terms::Proxy => (1.0 / (n * n * states[i].cwnd), states[i].cwnd / 2.0),
-                Terms::AtRest => (law.increase_at_rest(states, i), law.decrease(states, i)),
+                Terms::Proxy => proxy(),
+                Terms::AtRest => at_rest(),
                 Terms::Dynamics => (law.increase(states, i), law.decrease(states, i)),
                 Terms::Blend(lambda) => {
-                    let (pi, pd) = (1.0 / (n * n * states[i].cwnd), states[i].cwnd / 2.0);
-                    let (li, ld) = (law.increase_at_rest(states, i), law.decrease(states, i));
+                    let ((pi, pd), (li, ld)) = (proxy(), at_rest());
                     ((1.0 - lambda) * pi + lambda * li, (1.0 - lambda) * pd + lambda * ld)
                 }
             };

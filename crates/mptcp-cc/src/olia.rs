@@ -43,10 +43,8 @@ impl CoupledController for Olia {
         "olia"
     }
     fn increase(&self, s: &[SubflowState], r: usize) -> f64 {
-        if !s[r].measured() {
-            return reno_increase(s, r);
-        }
-        kelly_voice(s, r) + olia_alpha(s, r) / s[r].cwnd
+        let at_rest = self.increase_at_rest(s, r);
+        if s[r].measured() { at_rest + olia_alpha(s, r) / s[r].cwnd } else { at_rest }
     }
     /// The Kelly–Voice term alone: at every non-degenerate fixed point of OLIA's differential
     /// inclusion (seed 002 eqs. 8–9) `ᾱ_r = 0` on every path. Theorem 1 puts the flow's total
