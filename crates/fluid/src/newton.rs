@@ -13,7 +13,8 @@
 //! links pinned at a floor by complementarity take no step, and a step that would cross a floor
 //! pins its variable there and is solved again (an active-set method); a link crossing the end
 //! of its queue stops there likewise, and the next step sees the other side's slopes. An
-//! iteration that has not halved its merit in 40 steps gives up, for the dynamics' march.
+//! iteration that has not halved its merit in 40 steps gives up, for the dynamics' march (in 10
+//! once within the acceptable residual).
 //!
 //! The step is scaled so that no price and no growing window moves by more than 3 in log terms,
 //! then shortened until the relative residuals fall (Armijo); `Δt` grows tenfold after a full
@@ -38,11 +39,14 @@ pub(crate) fn run(solver: &mut Solver, mut state: State, max_iterations: usize) 
     let mut history: std::collections::VecDeque<f64> = std::collections::VecDeque::new();
     while iterations < max_iterations && dt > 1e-10 {
         history.push_back(eval.merit);
-        if history.len() > STALL_WINDOW {
-            let then = history.pop_front().unwrap_or(f64::INFINITY);
-            if eval.merit > 0.5 * then {
-                break;
-            }
+        if history.len() > STALL_WINDOW + 1 {
+            history.pop_front();
+        }
+        // Within `acceptable_residual` the iteration is at the precision the finite-difference
+        // Jacobians allow, and a shorter window applies.
+        let window = if eval.worst.0 <= solver.m.opts.acceptable_residual { FLOOR_WINDOW } else { STALL_WINDOW };
+        if history.len() > window && eval.merit > 0.5 * history[history.len() - 1 - window] {
+            break;
         }
         if eval.worst.0 <= solver.tolerance {
             return Ok(Solution::new(eval, &state, iterations));
@@ -95,6 +99,12 @@ pub(crate) fn run(solver: &mut Solver, mut state: State, max_iterations: usize) 
 
 /// Iterations after which Newton's iteration gives up unless it has halved its merit since.
 const STALL_WINDOW: usize = 40;
+
+/// The stall window once every residual is within `acceptable_residual`, where a solve that
+/// stops is accepted ([`crate::solver::solve`]). LIA's uniqueness check on seed 002's k = 8
+/// FatTree reached 2.5e-9 in 56 iterations and then crept down by 1 % per iteration for 40
+/// more, stopping at 1.3e-9; with this window it stops 35 iterations earlier (0.13 s).
+const FLOOR_WINDOW: usize = 10;
 
 /// The step for pseudo-time step `dt`, with an active-set pass: links whose price the step
 /// would take below 0, and subflows whose window it would take below the floor, are pinned
