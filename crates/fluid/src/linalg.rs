@@ -35,11 +35,9 @@ impl Lu {
         for k in 0..n {
             pivot_column(n, &mut a, &mut pivot, k)?;
             let d = a[k * n + k];
-            // Row slices rather than indices: the update loop then has no bounds checks and
-            // vectorizes (the FatTree's 768-link system spent 60 % of its time here).
             let (top, bottom) = a.split_at_mut((k + 1) * n);
             let pivot_row = &top[k * n + k + 1..];
-            // A pivot row with few nonzero entries updates only those columns.
+            // A pivot row of the front updates only its nonzero columns.
             nonzero.clear();
             nonzero.extend((0..pivot_row.len()).filter(|&j| pivot_row[j] != 0.0));
             if nonzero.len() * SPARSE >= pivot_row.len() {

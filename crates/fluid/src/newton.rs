@@ -35,7 +35,8 @@ pub(crate) fn run(solver: &mut Solver, mut state: State, max_iterations: usize) 
     let mut best = eval.merit;
     let mut dt = 1e4;
     let mut iterations = 0;
-    // Merit 40 iterations ago: an iteration that has not halved it since is stalled.
+    // The merits of the last iterations: one that has not halved its merit in the stall window
+    // is stalled.
     let mut history: std::collections::VecDeque<f64> = std::collections::VecDeque::new();
     while iterations < max_iterations && dt > 1e-10 {
         history.push_back(eval.merit);
