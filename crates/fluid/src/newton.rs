@@ -45,7 +45,7 @@ pub(crate) fn run(solver: &mut Solver, mut state: State, max_iterations: usize) 
         }
         // Within `acceptable_residual` the iteration is at the precision the finite-difference
         // Jacobians allow, and a shorter window applies.
-        let window = if eval.worst.0 <= solver.m.opts.acceptable_residual { FLOOR_WINDOW } else { STALL_WINDOW };
+        let window = if eval.worst.0 <= m.opts.acceptable_residual { FLOOR_WINDOW } else { STALL_WINDOW };
         if history.len() > window && eval.merit > 0.5 * history[history.len() - 1 - window] {
             break;
         }
@@ -104,7 +104,8 @@ const STALL_WINDOW: usize = 40;
 /// The stall window once every residual is within `acceptable_residual`, where a solve that
 /// stops is accepted ([`crate::solver::solve`]). LIA's uniqueness check on seed 002's k = 8
 /// FatTree reached a worst residual of 2.3e-9 in 56 iterations and then crept down by about
-/// 1 % per iteration for 40 more, stopping at 1.3e-9; with this window it stops 35 iterations earlier (0.13 s).
+/// 1 % per iteration for 40 more, stopping at 1.3e-9; with this window it stops 35 iterations
+/// earlier (0.13 s).
 const FLOOR_WINDOW: usize = 10;
 
 /// The step for pseudo-time step `dt`, with an active-set pass: links whose price the step
