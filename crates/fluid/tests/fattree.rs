@@ -1,5 +1,7 @@
-//! A FatTree-sized network (seed 002 §6.2, Fig. 13: 128 hosts, 8 subflows each) solved in well
-//! under a second, and smaller random networks for every law the solver supports.
+//! A FatTree-sized network (seed 002 §6.2, Fig. 13: 128 hosts, 8 subflows each) and smaller
+//! random networks for every law the solver supports. How fast they solve is measured by the
+//! criterion benchmark `benches/fluid.rs` (README, "Speed"), not here: a timed test fails on a
+//! loaded machine and passes a regression on a fast one.
 
 mod common;
 
@@ -54,23 +56,21 @@ fn random_fabric(hosts: usize, subflows: usize, algorithm: &mptcp_cc::Algorithm,
     net
 }
 
-/// 128 LIA flows × 8 subflows over 256 links, both solves of the uniqueness check included.
+/// 128 LIA flows × 8 subflows over 256 links, both solves of the uniqueness check included:
+/// LIA's equilibrium is unique (seed 002 §4), so both solves must agree on every flow's split.
 #[test]
-fn fattree_sized_lia_network_solves_in_well_under_a_second() {
+fn fattree_sized_lia_network_solves_to_a_unique_equilibrium() {
     let net = random_fabric(128, 8, &law("lia", &[]), 42);
     let start = Instant::now();
     let eq = equilibrium(&net, &Options::default()).unwrap();
-    let elapsed = start.elapsed();
-    println!("FatTree-sized LIA equilibrium (128 × 8 subflows, 256 links): {elapsed:?}, {} iterations", eq.iterations);
+    println!("FatTree-sized LIA equilibrium (128 × 8 subflows, 256 links): {:?}, {} iterations", start.elapsed(), eq.iterations);
     assert!(eq.is_unique());
     let saturated = eq.links.iter().filter(|l| l.utilization > 1.0 - 1e-6).count();
     assert!(eq.links.iter().all(|l| l.utilization <= 1.0 + 1e-6), "no link above capacity");
     assert!(eq.links.iter().all(|l| l.utilization > 1.0 - 1e-6 || l.congestion_loss == 0.0), "complementary slackness");
     assert!(eq.flows.iter().all(|f| f.total_rate > 0.0));
+    assert!(saturated > 0, "128 flows at 10 000 packets/s each saturate some links");
     println!("{saturated} of 256 links saturated");
-    if cfg!(not(debug_assertions)) {
-        assert!(elapsed.as_secs_f64() < 1.0, "took {elapsed:?}");
-    }
 }
 
 /// 32 flows × 4 subflows over 64 links for each law with a fluid model in seed 000 or 001
