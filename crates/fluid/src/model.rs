@@ -33,6 +33,25 @@ pub(crate) struct Model<'a> {
     pub prop_rtt: Vec<f64>,
     /// Link indices of each global subflow's path.
     pub paths: Vec<&'a [usize]>,
+    /// Which rows of Newton's link system are damped ([`Damping`]).
+    pub damping: Damping,
+}
+
+/// Which rows of Newton's link system ([`crate::newton`]) have their diagonal raised so that
+/// the link's price moves by about 3 at most.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Damping {
+    /// Every row whose diagonal is small beside its right-hand side: a price that barely moves
+    /// any flow, near 0 in the linear range of the variable. The default.
+    SmallDiagonal,
+    /// Only rows that are small throughout. A row with a small diagonal can still have large
+    /// entries for other links (a price that moves no flow of its own, on a link whose load the
+    /// other prices move); raising its diagonal then changes that link's equation, and the step
+    /// misses its load (measured on Balia at seed 002's k = 8 FatTree: the damped rows'
+    /// residuals moved by 1.6 per unit step where the linear model said 1.6e-4). The fallback
+    /// where the default fails (see [`crate::equilibrium()`]): as the only rule it made LIA
+    /// and Reno at k = 8 without queues take twice as long and OLIA with queues fail.
+    EmptyRows,
 }
 
 impl<'a> Model<'a> {
@@ -45,8 +64,16 @@ impl<'a> Model<'a> {
             }
             _ => {}
         }
-        let mut m =
-            Model { net, opts: *opts, k: opts.constant.factor(), offsets: vec![0], flow_of: vec![], prop_rtt: vec![], paths: vec![] };
+        let mut m = Model {
+            net,
+            opts: *opts,
+            k: opts.constant.factor(),
+            offsets: vec![0],
+            flow_of: vec![],
+            prop_rtt: vec![],
+            paths: vec![],
+            damping: Damping::SmallDiagonal,
+        };
         for (f, flow) in net.flows.iter().enumerate() {
             for (r, s) in flow.subflows.iter().enumerate() {
                 m.flow_of.push(f);

@@ -22,7 +22,7 @@
 
 use crate::error::FluidError;
 use crate::linalg::Lu;
-use crate::model::LOSS_FLOOR;
+use crate::model::{Damping, LOSS_FLOOR};
 use crate::options::LossModel;
 use crate::solver::{Eval, Solution, Solver, State, snap_ties};
 
@@ -287,9 +287,17 @@ fn step(
         }
     }
     // A link whose price barely moves any flow (a price near 0 in the linear range of the
-    // variable) has a nearly empty row; damp it so that its step stays within about 3.
+    // variable) has a nearly empty row; damp it so that its step stays within about 3 (which
+    // rows: see `Damping`).
     for a in 0..k {
-        s[a * k + a] = s[a * k + a].max(rhs[a].abs() / 3.0);
+        let limit = rhs[a].abs() / 3.0;
+        let damped = match m.damping {
+            Damping::SmallDiagonal => true,
+            Damping::EmptyRows => s[a * k..(a + 1) * k].iter().all(|x| x.abs() < limit),
+        };
+        if damped {
+            s[a * k + a] = s[a * k + a].max(limit);
+        }
     }
     for (l, d) in fixed.iter().enumerate().filter(|(l, _)| row[*l] != usize::MAX) {
         if let Some(d) = d {

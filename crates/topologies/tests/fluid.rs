@@ -179,3 +179,30 @@ fn olia_on_the_fat_tree_gives_each_flow_its_best_paths_tcp_rate() {
         }
     }
 }
+
+/// Balia (seed 000's choice of the generalized family) on seed 002's FatTree without queues:
+/// at k = 8 the default damping of Newton's link system stalls in the continuation and only
+/// the fallback that damps rows small throughout solves it; at k = 4 the uniqueness check's
+/// second solve needs that fallback to decide. Every flow's uniqueness is decided, no link is
+/// above capacity, and only links at capacity have a price.
+#[test]
+fn balia_on_the_fat_tree_solves_and_its_uniqueness_is_decided() {
+    for k in [4, 8] {
+        let sets = [
+            ("topology.k".to_string(), k.to_string()),
+            ("traffic.perm.cc".to_string(), "balia".to_string()),
+            ("fluid.queueing".to_string(), "none".to_string()),
+        ];
+        let scenario = topologies::load(std::path::Path::new("../../scenarios/seed002-fig13.toml"), &sets).unwrap();
+        let system = scenario.build_fluid().unwrap();
+        let eq = fluid::equilibrium(&system.network, &system.options).unwrap_or_else(|e| panic!("k = {k}: {e}"));
+        for f in &eq.flows {
+            assert!(!matches!(f.uniqueness, fluid::Uniqueness::Unknown { .. }), "k = {k}, {}: {:?}", f.name, f.uniqueness);
+            assert!(f.total_rate > 0.0, "k = {k}, {}", f.name);
+        }
+        for l in &eq.links {
+            assert!(l.utilization <= 1.0 + 1e-6, "k = {k}: {} above capacity: {}", l.name, l.utilization);
+            assert!(l.congestion_loss == 0.0 || l.utilization > 1.0 - 1e-6, "k = {k}: {} has a price below capacity", l.name);
+        }
+    }
+}
