@@ -261,15 +261,19 @@ pub fn render(system: &FluidSystem, eq: &Equilibrium, constant: &str) -> String 
 pub fn solve(system: &FluidSystem) -> Result<Equilibrium, String> {
     fluid::equilibrium(&system.network, &system.options).map_err(|e| {
         let queues = system.network.links.iter().any(|l| l.standing_queue.is_some());
-        let hint = match e {
-            fluid::FluidError::NotConverged { .. } if queues => {
-                " (with `--set fluid.queueing=none` the RTTs are the propagation ones, without standing queues; README, \"The fluid model\", lists where the solver fails)"
-            }
-            fluid::FluidError::NotConverged { .. } => " (README, \"The fluid model\", lists where the solver fails)",
-            _ => "",
-        };
-        format!("fluid model: {e}{hint}")
+        format!("fluid model: {e}{}", hint(&e, queues))
     })
+}
+
+/// What to try after error `e`, for a network with or without standing queues.
+fn hint(e: &fluid::FluidError, queues: bool) -> &'static str {
+    match e {
+        fluid::FluidError::NotConverged { .. } if queues => {
+            " (with `--set fluid.queueing=none` the RTTs are the propagation ones, without standing queues; README, \"The fluid model\", lists where the solver fails)"
+        }
+        fluid::FluidError::NotConverged { .. } => " (README, \"The fluid model\", lists where the solver fails)",
+        _ => "",
+    }
 }
 
 /// The name of the TCP constant `options` use, for the summary and the files' metadata.
@@ -278,5 +282,18 @@ pub fn constant_name(options: &fluid::Options) -> &'static str {
         fluid::TcpConstant::Papers => "papers (√(2/p))",
         fluid::TcpConstant::Packet => "packet (√(3/(2p)))",
         fluid::TcpConstant::PacketDelayedAck => "packet with delayed ACKs (√(3/(4p)))",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hint;
+
+    #[test]
+    fn a_solve_that_does_not_converge_with_queues_suggests_leaving_them_out() {
+        let e = fluid::FluidError::NotConverged { worst: "flow \"f\"".into(), residual: 1e-3, iterations: 40 };
+        assert!(hint(&e, true).contains("--set fluid.queueing=none") && hint(&e, true).contains("where the solver fails"));
+        assert!(!hint(&e, false).contains("queueing") && hint(&e, false).contains("where the solver fails"));
+        assert_eq!(hint(&fluid::FluidError::InvalidNetwork("x".into()), true), "");
     }
 }

@@ -199,7 +199,7 @@ const LAST_WEIGHT: f64 = 1e-9;
 
 /// The equilibrium of the law reached from the proxy's (`windows`, `prices`) by continuation:
 /// the balances `(1 − λ)·proxy + λ·law` solved for `1 − λ` = 1/4, 1/16, … each from the last,
-/// to `acceptable_residual` only (a step on the way, not an answer: solved to the tolerance,
+/// to [`solver::PRECISION_FLOOR`] only (a step on the way, not an answer: solved to the tolerance,
 /// OLIA on the k = 8 FatTree with queues stopped at the step 6.1e-5, residual 2.7e-5);
 /// from 1e-4 on, Newton with the law alone is tried from each of them.
 ///

@@ -14,7 +14,7 @@
 //! pins its variable there and is solved again (an active-set method); a link crossing the end
 //! of its queue stops there likewise, and the next step sees the other side's slopes. An
 //! iteration that has not halved its merit in 40 steps gives up, for the dynamics' march (in 10
-//! once within the acceptable residual).
+//! once within the precision floor).
 //!
 //! The step is scaled so that no price and no growing window moves by more than 3 in log terms,
 //! then shortened until the relative residuals fall (Armijo); `Δt` grows tenfold after a full
@@ -24,7 +24,7 @@ use crate::error::FluidError;
 use crate::linalg::Lu;
 use crate::model::{Damping, LOSS_FLOOR};
 use crate::options::LossModel;
-use crate::solver::{Eval, Solution, Solver, State, snap_ties};
+use crate::solver::{Eval, PRECISION_FLOOR, Solution, Solver, State, snap_ties};
 
 /// Newton's iteration from `state` for at most `max_iterations` steps: the solution, or the
 /// last state, the error and the iterations spent.
@@ -43,9 +43,8 @@ pub(crate) fn run(solver: &mut Solver, mut state: State, max_iterations: usize) 
         if history.len() > STALL_WINDOW + 1 {
             history.pop_front();
         }
-        // Within `acceptable_residual` the iteration is at the precision the finite-difference
-        // Jacobians allow, and a shorter window applies.
-        let window = if eval.worst.0 <= m.opts.acceptable_residual { FLOOR_WINDOW } else { STALL_WINDOW };
+        // Within the precision floor a shorter window applies.
+        let window = if eval.worst.0 <= PRECISION_FLOOR { FLOOR_WINDOW } else { STALL_WINDOW };
         if history.len() > window && eval.merit > 0.5 * history[history.len() - 1 - window] {
             break;
         }
@@ -101,7 +100,7 @@ pub(crate) fn run(solver: &mut Solver, mut state: State, max_iterations: usize) 
 /// Iterations after which Newton's iteration gives up unless it has halved its merit since.
 const STALL_WINDOW: usize = 40;
 
-/// The stall window once every residual is within `acceptable_residual`, where a solve that
+/// The stall window once every residual is within [`PRECISION_FLOOR`], where a solve that
 /// stops is accepted ([`crate::solver::solve`]). LIA's uniqueness check on seed 002's k = 8
 /// FatTree reached a worst residual of 2.3e-9 in 56 iterations and then crept down by about
 /// 1 % per iteration for 40 more, stopping at 1.3e-9; with this window it stops 35 iterations

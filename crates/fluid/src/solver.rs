@@ -34,6 +34,13 @@ use crate::relax;
 
 /// Largest magnitude of a residual `G` or `H` (a factor of e⁸ ≈ 3000).
 pub(crate) const E_MAX: f64 = 8.0;
+
+/// Residuals within this are about as small as Newton's iteration makes them on large
+/// networks (finite-difference Jacobians, sets of equilibria): the steps of a continuation are
+/// solved to it ([`solve`]'s `loose`), and a shorter stall window applies within it
+/// ([`crate::newton`]). A solve that stalls above it may still be accepted, up to
+/// [`crate::Options::acceptable_residual`].
+pub(crate) const PRECISION_FLOOR: f64 = 1e-6;
 pub(crate) const WINDOW_CEILING: f64 = 1e15;
 const TIE: f64 = 1e-9;
 
@@ -351,13 +358,14 @@ impl<'m, 'a> Solver<'m, 'a> {
 /// [`Prices`]) to the tolerance, with the window balances of `terms` ([`Terms::AtRest`],
 /// [`Terms::Proxy`] or a blend): Newton ([`newton::run`]); each time that stalls, up to
 /// `marches` times, a march along the model's own dynamics ([`relax::march`]) to near the
-/// stable equilibrium, and Newton again from there. `loose` solves to `acceptable_residual`
-/// rather than to the tolerance (a step of a continuation, not an answer).
+/// stable equilibrium, and Newton again from there. `loose` solves to [`PRECISION_FLOOR`]
+/// rather than to the tolerance (a step of a continuation, not an answer). A solve that stalls
+/// within `acceptable_residual` is accepted.
 pub(crate) fn solve(m: &Model, windows: &[f64], prices: &[f64], terms: Terms, marches: usize, loose: bool) -> Result<Solution, FluidError> {
     let mut solver = Solver::new(m);
     solver.terms = terms;
     if loose {
-        solver.tolerance = m.opts.acceptable_residual;
+        solver.tolerance = PRECISION_FLOOR;
     }
     let mut state = State {
         u: windows.iter().map(|w| w.max(WINDOW_FLOOR).ln()).collect(),

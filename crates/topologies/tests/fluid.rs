@@ -144,13 +144,15 @@ fn olia_on_the_fat_tree_gives_each_flow_its_best_paths_tcp_rate() {
             let scenario = topologies::load(std::path::Path::new("../../scenarios/seed002-fig13.toml"), &sets).unwrap();
             let system = scenario.build_fluid().unwrap();
             let eq = fluid::equilibrium(&system.network, &system.options).unwrap_or_else(|e| panic!("k = {k}, {cc}: {e}"));
-            (eq, system.options.constant.factor())
+            (eq, system.options.constant.factor(), system.options.acceptable_residual)
         };
-        let (olia, factor) = solve("olia");
+        // A solve that stalls is accepted within `acceptable_residual` of balance, which moves a
+        // rate by about half that.
+        let (olia, factor, acceptable) = solve("olia");
         for f in &olia.flows {
             let best = f.subflows.iter().map(|s| (2.0 * factor * (1.0 - s.path_loss) / s.path_loss).sqrt() / s.rtt).fold(0.0, f64::max);
             assert!(
-                (f.total_rate / best - 1.0).abs() < 1e-6,
+                (f.total_rate / best - 1.0).abs() < acceptable,
                 "k = {k}, {}: total {} against the best path's TCP {best}",
                 f.name,
                 f.total_rate
@@ -167,7 +169,7 @@ fn olia_on_the_fat_tree_gives_each_flow_its_best_paths_tcp_rate() {
         if queueing == "standing" {
             continue;
         }
-        let (coupled, _) = solve("coupled");
+        let (coupled, _, _) = solve("coupled");
         for (a, b) in olia.flows.iter().zip(&coupled.flows) {
             assert!(
                 (a.total_rate / b.total_rate - 1.0).abs() < 1e-6,
@@ -204,5 +206,26 @@ fn balia_on_the_fat_tree_solves_and_its_uniqueness_is_decided() {
             assert!(l.utilization <= 1.0 + 1e-6, "k = {k}: {} above capacity: {}", l.name, l.utilization);
             assert!(l.congestion_loss == 0.0 || l.utilization > 1.0 - 1e-6, "k = {k}: {} has a price below capacity", l.name);
         }
+    }
+}
+
+/// OLIA with standing queues (the file's defaults) on other permutations of seed 002's FatTree
+/// at k = 6: for `sim.seed` 5 to 8 Newton's iteration stalls with residuals between 1e-6 and
+/// 1e-5 (a few subflows carrying 1e-6 of their flow's traffic), which `acceptable_residual`
+/// accepts; with it at 1e-6 all four were errors. Theorem 1 holds to that precision.
+#[test]
+fn olia_with_queues_solves_other_permutations_of_the_fat_tree() {
+    for seed in 5..=8 {
+        let sets = [("topology.k".to_string(), "6".to_string()), ("sim.seed".to_string(), seed.to_string())];
+        let scenario = topologies::load(std::path::Path::new("../../scenarios/seed002-fig13.toml"), &sets).unwrap();
+        let system = scenario.build_fluid().unwrap();
+        let eq = fluid::equilibrium(&system.network, &system.options).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let factor = system.options.constant.factor();
+        for f in &eq.flows {
+            let best = f.subflows.iter().map(|s| (2.0 * factor * (1.0 - s.path_loss) / s.path_loss).sqrt() / s.rtt).fold(0.0, f64::max);
+            let off = (f.total_rate / best - 1.0).abs();
+            assert!(off < system.options.acceptable_residual, "seed {seed}, {}: total {} against {best}", f.name, f.total_rate);
+        }
+        assert!(eq.links.iter().all(|l| l.utilization <= 1.0 + system.options.acceptable_residual), "seed {seed}: a link above capacity");
     }
 }
