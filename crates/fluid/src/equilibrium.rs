@@ -19,7 +19,9 @@ pub enum Uniqueness {
         /// fraction of the flow's total rate.
         spread: f64,
     },
-    /// The second solve did not converge; the reported equilibrium is the first solve's.
+    /// The second solve did not converge (neither Newton's iteration from the uneven split nor
+    /// the continuation with the uneven stand-in, see [`crate::equilibrium()`]); the reported
+    /// equilibrium is the first solve's.
     Unknown {
         /// Why, with the second solve's error.
         reason: String,
@@ -112,6 +114,12 @@ impl Equilibrium {
 /// With standing queues ([`crate::Link::standing_queue`], price model only) a link at capacity
 /// holds a queue between empty and full, and loses packets only when it is full; the queueing
 /// delay is part of every RTT through it.
+///
+/// With [`Options::check_uniqueness`], a second solve starts from the first's prices with
+/// every flow's window split 1 : 1/2 : 1/3 … over its subflows; where Newton's iteration does
+/// not reach the law from there, the continuation does, with a stand-in weighted likewise
+/// (EWTCP with `a = 1/(n²·(i + 1))` on subflow `i`). Flows whose rates differ between the
+/// two are not unique ([`Uniqueness`]).
 pub fn equilibrium(net: &Network, opts: &Options) -> Result<Equilibrium, FluidError> {
     let mut m = Model::new(net, opts)?;
     net.check_bounded()?;
@@ -149,11 +157,26 @@ pub fn equilibrium(net: &Network, opts: &Options) -> Result<Equilibrium, FluidEr
                 windows[r] = total * weights[i] / sum;
             }
         }
+        let first_damping = m.damping;
         let mut second = solver::solve(&m, &windows, &first.prices, Terms::AtRest, MARCHES, false);
         if second.is_err() && m.damping == Damping::SmallDiagonal {
             // As for the first solve (Balia on seed 002's k = 4 FatTree without queues).
             m.damping = Damping::EmptyRows;
             second = solver::solve(&m, &windows, &first.prices, Terms::AtRest, MARCHES, false);
+        }
+        if second.is_err() {
+            // Where Newton alone does not reach the law from the uneven split (OLIA with
+            // standing queues on seed 002's FatTree), the continuation does, with a stand-in
+            // that weights each flow's subflows 1 : 1/2 : 1/3 …: where the equilibria form a
+            // set, the two stand-ins' continuations end at different points of it; a unique
+            // equilibrium is where both end.
+            m.uneven_proxy = true;
+            for damping in [Damping::SmallDiagonal, Damping::EmptyRows] {
+                if second.is_err() && (damping == Damping::SmallDiagonal || first_damping == Damping::EmptyRows) {
+                    m.damping = damping;
+                    second = towards_the_law(&m, &windows, &first.prices);
+                }
+            }
         }
         Some(second.map_err(|e| format!("the solve from an uneven split failed: {e}")))
     } else {

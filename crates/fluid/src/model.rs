@@ -35,6 +35,8 @@ pub(crate) struct Model<'a> {
     pub paths: Vec<&'a [usize]>,
     /// Which rows of Newton's link system are damped ([`Damping`]).
     pub damping: Damping,
+    /// Whether the proxy's subflows are weighted unevenly ([`Terms::Proxy`]).
+    pub uneven_proxy: bool,
 }
 
 /// Which rows of Newton's link system ([`crate::newton`]) have their diagonal raised so that
@@ -75,6 +77,7 @@ impl<'a> Model<'a> {
             prop_rtt: vec![],
             paths: vec![],
             damping: Damping::SmallDiagonal,
+            uneven_proxy: false,
         };
         for (f, flow) in net.flows.iter().enumerate() {
             for (r, s) in flow.subflows.iter().enumerate() {
@@ -155,7 +158,8 @@ impl<'a> Model<'a> {
         for (i, r) in range.enumerate() {
             let p = path_loss[r];
             let success = if self.opts.small_loss { 1.0 } else { 1.0 - p };
-            let proxy = || (1.0 / (n * n * states[i].cwnd), states[i].cwnd / 2.0);
+            let a = if self.uneven_proxy { 1.0 / (1.0 + i as f64) } else { 1.0 };
+            let proxy = || (a / (n * n * states[i].cwnd), states[i].cwnd / 2.0);
             let at_rest = || (law.increase_at_rest(states, i), law.decrease(states, i));
             let (inc, dec) = match terms {
                 Terms::Proxy => proxy(),
@@ -175,7 +179,10 @@ impl<'a> Model<'a> {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Terms {
     /// EWTCP with `a = 1/n²` in place of the law (independent, TCP-friendly subflows): the
-    /// equilibrium solver's first phase, which finds prices of the right magnitude.
+    /// equilibrium solver's first phase, which finds prices of the right magnitude. With
+    /// [`Model::uneven_proxy`], `a = 1/(n²·(i + 1))` for the flow's subflow `i`: a second
+    /// stand-in, whose continuation ends at another point of a set of equilibria (see
+    /// [`crate::equilibrium()`]).
     Proxy,
     /// The law's increase at its fixed points ([`mptcp_cc::CoupledController::increase_at_rest`]):
     /// what the equilibrium balances (OLIA without its switching α).
