@@ -123,66 +123,66 @@ impl Equilibrium {
 pub fn equilibrium(net: &Network, opts: &Options) -> Result<Equilibrium, FluidError> {
     let mut m = Model::new(net, opts)?;
     net.check_bounded()?;
-    let (windows, prices) = proxy_start(&m);
-    let first = match the_law(&m, &windows, &prices) {
-        Ok(s) => s,
-        Err(e) => {
-            // Both phases again, damping only the rows that are small throughout (Balia on seed
-            // 002's k = 8 FatTree solves only so); failing that, the law's own dynamics from one
-            // packet per subflow (Newton can stall where they do not: Balia on unequal losses),
-            // followed to their resting point and solved from there.
-            m.damping = Damping::EmptyRows;
-            let (w, v) = proxy_start(&m);
-            match the_law(&m, &w, &v) {
-                Ok(s) => s,
-                Err(_) => {
-                    m.damping = Damping::SmallDiagonal;
-                    match settled_windows(net, opts, &m) {
-                        Some(w) => solver::solve(&m, &w, &prices, Terms::AtRest, MARCHES, false).map_err(|_| e)?,
-                        None => return Err(e),
-                    }
-                }
-            }
-        }
-    };
-    let second: Option<Result<Solution, String>> = if opts.check_uniqueness {
-        // Same prices, every flow's total window split 1 : 1/2 : 1/3 …
-        let totals: Vec<f64> = (0..net.flows.len()).map(|f| first.windows[m.range(f)].iter().sum()).collect();
-        let mut windows = vec![0.0; m.subflows()];
-        for (f, total) in totals.iter().enumerate() {
-            let range = m.range(f);
-            let weights: Vec<f64> = (0..range.len()).map(|i| 1.0 / (1.0 + i as f64)).collect();
-            let sum: f64 = weights.iter().sum();
-            for (i, r) in range.enumerate() {
-                windows[r] = total * weights[i] / sum;
-            }
-        }
-        let first_damping = m.damping;
-        let mut second = solver::solve(&m, &windows, &first.prices, Terms::AtRest, MARCHES, false);
-        if second.is_err() && m.damping == Damping::SmallDiagonal {
-            // As for the first solve (Balia on seed 002's k = 4 FatTree without queues).
-            m.damping = Damping::EmptyRows;
-            second = solver::solve(&m, &windows, &first.prices, Terms::AtRest, MARCHES, false);
-        }
-        if second.is_err() {
-            // Where Newton alone does not reach the law from the uneven split (OLIA with
-            // standing queues on seed 002's FatTree), the continuation does, with a stand-in
-            // that weights each flow's subflows 1 : 1/2 : 1/3 …: where the equilibria form a
-            // set, the two stand-ins' continuations end at different points of it; a unique
-            // equilibrium is where both end.
-            m.uneven_proxy = true;
-            for damping in [Damping::SmallDiagonal, Damping::EmptyRows] {
-                if second.is_err() && (damping == Damping::SmallDiagonal || first_damping == Damping::EmptyRows) {
-                    m.damping = damping;
-                    second = towards_the_law(&m, &windows, &first.prices);
-                }
-            }
-        }
-        Some(second.map_err(|e| format!("the solve from an uneven split failed: {e}")))
-    } else {
-        None
-    };
+    let first = first_solve(&mut m)?;
+    let second = opts.check_uniqueness.then(|| second_solve(&mut m, &first));
     Ok(report(&m, &first, second))
+}
+
+/// The equilibrium: phase 1 then phase 2 ([`proxy_start`], [`the_law`]); failing that, both
+/// again damping only the rows that are small throughout ([`Damping::EmptyRows`]: Balia on seed
+/// 002's k = 8 FatTree solves only so); failing that, the law's own dynamics from one packet
+/// per subflow (Newton can stall where they do not: Balia on unequal losses), followed to
+/// their resting point and solved from there. Leaves in `m` the damping that solved.
+fn first_solve(m: &mut Model) -> Result<Solution, FluidError> {
+    let (windows, prices) = proxy_start(m);
+    let error = match the_law(m, &windows, &prices) {
+        Ok(s) => return Ok(s),
+        Err(e) => e,
+    };
+    m.damping = Damping::EmptyRows;
+    let (w, v) = proxy_start(m);
+    if let Ok(s) = the_law(m, &w, &v) {
+        return Ok(s);
+    }
+    m.damping = Damping::SmallDiagonal;
+    match settled_windows(m) {
+        Some(w) => solver::solve(m, &w, &prices, Terms::AtRest, MARCHES, false).map_err(|_| error),
+        None => Err(error),
+    }
+}
+
+/// The uniqueness check's solve: from `first`'s prices, every flow's total window split
+/// 1 : 1/2 : 1/3 … over its subflows, Newton's iteration (with either damping); where that
+/// fails (OLIA with standing queues on seed 002's FatTree), the continuation, with a stand-in
+/// that weights each flow's subflows likewise ([`Model::uneven_proxy`]): where the equilibria
+/// form a set, the two stand-ins' continuations end at different points of it; a unique
+/// equilibrium is where both end.
+fn second_solve(m: &mut Model, first: &Solution) -> Result<Solution, String> {
+    let mut windows = vec![0.0; m.subflows()];
+    for f in 0..m.net.flows.len() {
+        let range = m.range(f);
+        let total: f64 = first.windows[range.clone()].iter().sum();
+        let weights: Vec<f64> = (0..range.len()).map(|i| 1.0 / (1.0 + i as f64)).collect();
+        let sum: f64 = weights.iter().sum();
+        for (i, r) in range.enumerate() {
+            windows[r] = total * weights[i] / sum;
+        }
+    }
+    let newton = |m: &Model| solver::solve(m, &windows, &first.prices, Terms::AtRest, MARCHES, false);
+    let first_damping = m.damping;
+    let mut second = newton(m);
+    if second.is_err() && first_damping == Damping::SmallDiagonal {
+        m.damping = Damping::EmptyRows;
+        second = newton(m);
+    }
+    m.uneven_proxy = true;
+    for damping in [Damping::SmallDiagonal, Damping::EmptyRows] {
+        if second.is_err() && (damping == Damping::SmallDiagonal || first_damping == Damping::EmptyRows) {
+            m.damping = damping;
+            second = towards_the_law(m, &windows, &first.prices);
+        }
+    }
+    second.map_err(|e| format!("the solve from an uneven split failed: {e}"))
 }
 
 /// Phase 1: windows and prices of the right magnitude, from a well-behaved proxy law (see
@@ -266,12 +266,12 @@ const SETTLING_WORK: usize = 2_000_000;
 
 /// The windows the model's dynamics reach from one packet each after ten thousand of its longest
 /// round trips, if they are at rest there.
-fn settled_windows(net: &Network, opts: &Options, m: &Model) -> Option<Vec<f64>> {
+fn settled_windows(m: &Model) -> Option<Vec<f64>> {
     let longest = m.prop_rtt.iter().fold(0.0f64, |a, &b| a.max(b));
     let duration = 1e4 * longest.max(1e-3);
     let budget = SETTLING_STEPS.min(SETTLING_WORK / m.subflows().max(1));
     let steps = crate::TrajectoryOptions { step_budget: budget, ..crate::TrajectoryOptions::new(duration, duration / 2.0) };
-    let t = crate::trajectory(net, opts, steps).ok()?;
+    let t = crate::trajectory(m.net, &m.opts, steps).ok()?;
     let n = m.subflows();
     let (before, end) = t.rows.split_at(t.rows.len() - n);
     let before = &before[before.len() - n..];
