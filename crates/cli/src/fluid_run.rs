@@ -8,10 +8,11 @@
 //!   determined; when not, subflow windows and rates are null: seed 001 §3.2; null when the
 //!   check could not decide).
 //! - `subflows.parquet`: `flow`, `subflow`, `path`, `goodput_bps`, `mean_cwnd_pkts` (the
-//!   equilibrium window), `mean_srtt_s` (the propagation RTT: the equilibrium has no queues),
-//!   `path_loss` (1 − Π(1 − p_l)).
+//!   equilibrium window), `mean_srtt_s` (the RTT: propagation plus the standing queues'
+//!   delay), `path_loss` (1 − Π(1 − p_l)).
 //! - `links.parquet`: `link`, `rate_bps`, `delay_s`, `utilization` (load over capacity),
-//!   `loss_rate` (exogenous and congestion loss), `congestion_loss` (the price), `load_pps`.
+//!   `loss_rate` (exogenous and congestion loss), `congestion_loss` (the price), `load_pps`,
+//!   `mean_queue_pkts` (the standing queue; 0 with `queueing = "none"`).
 //! - `timeseries.parquet` (with `sim.sample_interval`): the trajectory from windows of one
 //!   packet at time 0: `time_s`, `flow`, `subflow`, `cwnd_pkts`, `srtt_s` (propagation plus
 //!   queueing delay), `send_rate_bps` (w/τ: sent, where a packet run's `rate_bps` counts what
@@ -255,11 +256,11 @@ pub fn render(system: &FluidSystem, eq: &Equilibrium, constant: &str) -> String 
     s
 }
 
-/// The equilibrium of `system`, or an error that says what to try when the solve does not
-/// converge: standing queues can be left out (README, "The fluid model", where the solver
-/// fails).
-pub fn solve(system: &FluidSystem) -> Result<Equilibrium, String> {
-    fluid::equilibrium(&system.network, &system.options).map_err(|e| {
+/// The equilibrium of `system` (`observe` told each stage of the solve), or an error that says
+/// what to try when the solve does not converge: standing queues can be left out (README, "The
+/// fluid model", where the solver fails).
+pub fn solve(system: &FluidSystem, observe: &mut dyn FnMut(fluid::Stage)) -> Result<Equilibrium, String> {
+    fluid::equilibrium_observed(&system.network, &system.options, observe).map_err(|e| {
         let queues = system.network.links.iter().any(|l| l.standing_queue.is_some());
         format!("fluid model: {e}{}", hint(&e, queues))
     })

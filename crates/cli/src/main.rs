@@ -327,7 +327,14 @@ fn run_fluid(file: &Path, out: Option<PathBuf>, sets: &[String], quick: bool, ov
     let dir = out.unwrap_or_else(|| suffixed(default_out(file), "-fluid"));
     let target = output::prepare(&dir, overwrite)?;
     let started = Instant::now();
-    let eq = fluid_run::solve(&system).map_err(|e| format!("{}: {e}", file.display()))?;
+    let mut stages = progress::FluidStages::start();
+    let mut observe = |stage: fluid::Stage| {
+        if !quiet {
+            stages.observe(stage);
+        }
+    };
+    let eq = fluid_run::solve(&system, &mut observe).map_err(|e| format!("{}: {e}", file.display()))?;
+    drop(stages);
     let constant = fluid_run::constant_name(&system.options);
     let mut provenance = tables::Provenance {
         source: "fluid",

@@ -1,6 +1,6 @@
 //! The progress of one long run on a terminal: simulated time, wall time, events per second
 //! and the time left, on standard error once a run has taken more than a second (nothing when
-//! standard error is not a terminal).
+//! standard error is not a terminal); and the stage a long fluid solve is in.
 
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
@@ -38,6 +38,47 @@ pub fn observer(started: Instant) -> impl FnMut(&Progress) {
         ));
         if finished {
             bar.finish_and_clear();
+        }
+    }
+}
+
+/// The stage of a fluid equilibrium solve ([`fluid::equilibrium_observed`]) on one line of
+/// standard error, with the time spent, once the solve has taken more than a second (nothing
+/// when standard error is not a terminal); cleared when dropped.
+pub struct FluidStages {
+    started: Instant,
+    terminal: bool,
+    line: Option<ProgressBar>,
+    /// Whether the uniqueness check has started: later stages are its own.
+    checking: bool,
+}
+
+impl FluidStages {
+    pub fn start() -> FluidStages {
+        FluidStages { started: Instant::now(), terminal: std::io::stderr().is_terminal(), line: None, checking: false }
+    }
+
+    pub fn observe(&mut self, stage: fluid::Stage) {
+        let message = if self.checking { format!("uniqueness check: {stage}") } else { stage.to_string() };
+        self.checking |= stage == fluid::Stage::Uniqueness;
+        if !self.terminal || self.line.is_none() && self.started.elapsed() < SHOW_AFTER {
+            return;
+        }
+        let started = self.started;
+        let line = self.line.get_or_insert_with(|| {
+            let line = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()).with_elapsed(started.elapsed());
+            line.set_style(ProgressStyle::with_template("{spinner} fluid model: {msg} ({elapsed} in all)").expect("a valid template"));
+            line.enable_steady_tick(Duration::from_millis(200));
+            line
+        });
+        line.set_message(message);
+    }
+}
+
+impl Drop for FluidStages {
+    fn drop(&mut self) {
+        if let Some(line) = &self.line {
+            line.finish_and_clear();
         }
     }
 }

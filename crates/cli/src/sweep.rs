@@ -326,7 +326,7 @@ fn fluid_point(sweep: &Sweep, run: &Run) -> Result<FluidPoint, String> {
     match sweep.scenario(run).map_err(|e| e.to_string())? {
         Experiment::Packet(s) => {
             let system = s.build_fluid().map_err(|e| e.to_string())?;
-            let eq = crate::fluid_run::solve(&system)?;
+            let eq = crate::fluid_run::solve(&system, &mut |_| {})?;
             let frames = crate::fluid_run::frames(&s, &system, &eq).map_err(|e| e.to_string())?;
             Ok((frames, crate::fluid_run::constant_name(&system.options)))
         }

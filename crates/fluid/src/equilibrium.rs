@@ -121,11 +121,54 @@ impl Equilibrium {
 /// (EWTCP with `a = 1/(n²·(i + 1))` on subflow `i`). Flows whose rates differ between the
 /// two are not unique ([`Uniqueness`]).
 pub fn equilibrium(net: &Network, opts: &Options) -> Result<Equilibrium, FluidError> {
+    equilibrium_observed(net, opts, &mut |_| {})
+}
+
+/// [`equilibrium()`], telling `observe` each [`Stage`] the solve enters: a large network's
+/// solve can take seconds, and a caller may show where it is.
+pub fn equilibrium_observed(net: &Network, opts: &Options, observe: &mut dyn FnMut(Stage)) -> Result<Equilibrium, FluidError> {
     let mut m = Model::new(net, opts)?;
     net.check_bounded()?;
-    let first = first_solve(&mut m)?;
-    let second = opts.check_uniqueness.then(|| second_solve(&mut m, &first));
+    let first = first_solve(&mut m, observe)?;
+    let second = opts.check_uniqueness.then(|| {
+        observe(Stage::Uniqueness);
+        second_solve(&mut m, &first, observe)
+    });
     Ok(report(&m, &first, second))
+}
+
+/// Where an equilibrium solve is ([`equilibrium_observed`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Stage {
+    /// The first phase: a stand-in law (EWTCP) finds prices of the right magnitude.
+    StandIn,
+    /// Newton's method on the law itself.
+    Law,
+    /// The continuation from the stand-in to the law, the stand-in's weight in the balances
+    /// now `weight` (1/4, 1/16, … down to 1e-9).
+    Continuation {
+        /// The stand-in's weight.
+        weight: f64,
+    },
+    /// Everything again with Newton's second damping rule, the first having failed.
+    SecondDamping,
+    /// The last fallback: the law's own dynamics from one packet per subflow, to rest.
+    Dynamics,
+    /// The uniqueness check's second solve (which may go through a continuation of its own).
+    Uniqueness,
+}
+
+impl std::fmt::Display for Stage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stage::StandIn => write!(f, "prices from the stand-in law"),
+            Stage::Law => write!(f, "Newton's method on the law"),
+            Stage::Continuation { weight } => write!(f, "continuation to the law, stand-in weight {weight:.1e}"),
+            Stage::SecondDamping => write!(f, "again with the second damping rule"),
+            Stage::Dynamics => write!(f, "the law's own dynamics"),
+            Stage::Uniqueness => write!(f, "uniqueness check"),
+        }
+    }
 }
 
 /// The equilibrium: phase 1 then phase 2 ([`proxy_start`], [`the_law`]); failing that, both
@@ -133,17 +176,19 @@ pub fn equilibrium(net: &Network, opts: &Options) -> Result<Equilibrium, FluidEr
 /// 002's k = 8 FatTree solves only so); failing that, the law's own dynamics from one packet
 /// per subflow (Newton can stall where they do not: Balia on unequal losses), followed to
 /// their resting point and solved from there. Leaves in `m` the damping that solved.
-fn first_solve(m: &mut Model) -> Result<Solution, FluidError> {
-    let (windows, prices) = proxy_start(m);
-    let error = match the_law(m, &windows, &prices) {
+fn first_solve(m: &mut Model, observe: &mut dyn FnMut(Stage)) -> Result<Solution, FluidError> {
+    let (windows, prices) = proxy_start(m, observe);
+    let error = match the_law(m, &windows, &prices, observe) {
         Ok(s) => return Ok(s),
         Err(e) => e,
     };
+    observe(Stage::SecondDamping);
     m.damping = Damping::EmptyRows;
-    let (w, v) = proxy_start(m);
-    if let Ok(s) = the_law(m, &w, &v) {
+    let (w, v) = proxy_start(m, &mut |_| {});
+    if let Ok(s) = the_law(m, &w, &v, observe) {
         return Ok(s);
     }
+    observe(Stage::Dynamics);
     m.damping = Damping::SmallDiagonal;
     match settled_windows(m) {
         Some(w) => solver::solve(m, &w, &prices, Terms::AtRest, MARCHES, false).map_err(|_| error),
@@ -157,7 +202,7 @@ fn first_solve(m: &mut Model) -> Result<Solution, FluidError> {
 /// that weights each flow's subflows likewise ([`Model::uneven_proxy`]): where the equilibria
 /// form a set, the two stand-ins' continuations end at different points of it; a unique
 /// equilibrium is where both end.
-fn second_solve(m: &mut Model, first: &Solution) -> Result<Solution, String> {
+fn second_solve(m: &mut Model, first: &Solution, observe: &mut dyn FnMut(Stage)) -> Result<Solution, String> {
     let mut windows = vec![0.0; m.subflows()];
     for f in 0..m.net.flows.len() {
         let range = m.range(f);
@@ -179,7 +224,7 @@ fn second_solve(m: &mut Model, first: &Solution) -> Result<Solution, String> {
     for damping in [Damping::SmallDiagonal, Damping::EmptyRows] {
         if second.is_err() && (damping == Damping::SmallDiagonal || first_damping == Damping::EmptyRows) {
             m.damping = damping;
-            second = towards_the_law(m, &windows, &first.prices);
+            second = towards_the_law(m, &windows, &first.prices, observe);
         }
     }
     second.map_err(|e| format!("the solve from an uneven split failed: {e}"))
@@ -188,7 +233,8 @@ fn second_solve(m: &mut Model, first: &Solution) -> Result<Solution, String> {
 /// Phase 1: windows and prices of the right magnitude, from a well-behaved proxy law (see
 /// [`Terms::Proxy`]) started with full queues (the longest RTTs) and 1 % congestion loss on every
 /// congestible link; the starting point itself if the proxy does not converge.
-fn proxy_start(m: &Model) -> (Vec<f64>, Vec<f64>) {
+fn proxy_start(m: &Model, observe: &mut dyn FnMut(Stage)) -> (Vec<f64>, Vec<f64>) {
+    observe(Stage::StandIn);
     let net = m.net;
     let solver = solver::Solver::new(m);
     let start_p = 0.01;
@@ -204,9 +250,10 @@ fn proxy_start(m: &Model) -> (Vec<f64>, Vec<f64>) {
 
 /// Phase 2, the law, from the proxy's point: Newton; failing that, the continuation from the
 /// proxy to the law; failing that, Newton with marches along the dynamics.
-fn the_law(m: &Model, windows: &[f64], prices: &[f64]) -> Result<Solution, FluidError> {
+fn the_law(m: &Model, windows: &[f64], prices: &[f64], observe: &mut dyn FnMut(Stage)) -> Result<Solution, FluidError> {
+    observe(Stage::Law);
     solver::solve(m, windows, prices, Terms::AtRest, 0, false)
-        .or_else(|_| towards_the_law(m, windows, prices))
+        .or_else(|_| towards_the_law(m, windows, prices, observe))
         .or_else(|_| solver::solve(m, windows, prices, Terms::AtRest, MARCHES, false))
 }
 
@@ -233,12 +280,13 @@ const LAST_WEIGHT: f64 = 1e-9;
 /// iteration stalls. The proxy's term keeps every path in use and the equilibrium unique,
 /// and lowering its weight lets the worse paths' windows fall gradually. OLIA on seed 002's
 /// FatTree fails without it (README, "The fluid model").
-fn towards_the_law(m: &Model, windows: &[f64], prices: &[f64]) -> Result<Solution, FluidError> {
+fn towards_the_law(m: &Model, windows: &[f64], prices: &[f64], observe: &mut dyn FnMut(Stage)) -> Result<Solution, FluidError> {
     let (mut w, mut v) = (windows.to_vec(), prices.to_vec());
     let mut weight = 1.0;
     let mut iterations = 0;
     loop {
         weight *= CONTINUATION_FACTOR;
+        observe(Stage::Continuation { weight });
         let mut s = solver::solve(m, &w, &v, Terms::Blend(1.0 - weight), MARCHES, true)?;
         iterations += s.iterations;
         if weight < TRY_THE_LAW {

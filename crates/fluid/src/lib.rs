@@ -137,7 +137,9 @@ pub(crate) mod relax;
 pub(crate) mod solver;
 pub mod trajectory;
 
-pub use equilibrium::{Equilibrium, FlowEquilibrium, LinkEquilibrium, SubflowEquilibrium, Uniqueness, equilibrium};
+pub use equilibrium::{
+    Equilibrium, FlowEquilibrium, LinkEquilibrium, Stage, SubflowEquilibrium, Uniqueness, equilibrium, equilibrium_observed,
+};
 pub use error::FluidError;
 pub use integrate::Stats;
 pub use network::{Flow, Link, Network, Subflow};

@@ -226,3 +226,27 @@ fn olia_with_queues_solves_other_permutations_of_the_fat_tree() {
         assert!(eq.links.iter().all(|l| l.utilization <= 1.0 + system.options.acceptable_residual), "seed {seed}: a link above capacity");
     }
 }
+
+/// The stages a solve reports (`fluid::equilibrium_observed`, which `equipoise fluid` shows on
+/// a terminal): LIA on seed 002's k = 4 FatTree goes from the stand-in's prices to Newton's
+/// method on the law and the uniqueness check; OLIA needs the continuation, its stand-in's
+/// weight falling fourfold per step.
+#[test]
+fn a_solve_reports_its_stages() {
+    let stages = |cc: &str| {
+        let sets = [("topology.k".to_string(), "4".to_string()), ("traffic.perm.cc".to_string(), cc.to_string())];
+        let scenario = topologies::load(std::path::Path::new("../../scenarios/seed002-fig13.toml"), &sets).unwrap();
+        let system = scenario.build_fluid().unwrap();
+        let mut seen = Vec::new();
+        fluid::equilibrium_observed(&system.network, &system.options, &mut |s| seen.push(s)).unwrap();
+        seen
+    };
+    use fluid::Stage::{Continuation, Law, StandIn, Uniqueness};
+    assert_eq!(stages("lia"), [StandIn, Law, Uniqueness]);
+    let olia = stages("olia");
+    assert_eq!(olia[..2], [StandIn, Law]);
+    assert_eq!(olia.last(), Some(&Uniqueness));
+    let weights: Vec<f64> = olia.iter().filter_map(|s| if let Continuation { weight } = s { Some(*weight) } else { None }).collect();
+    assert!(weights.len() >= 2 && weights[0] == 0.25, "{olia:?}");
+    assert!(weights.windows(2).all(|w| w[1] == w[0] / 4.0), "{olia:?}");
+}
