@@ -26,8 +26,9 @@
 //! OLIA reads inter-loss counters: both are set to `1/p_r` packets (rounded), the mean between
 //! losses, as seed 002 §5.1 does in its own fluid model, so its best-path set B is the set of
 //! paths with the lowest `p_r·τ_r²` (the largest TCP rate `√(2/p_r)/τ_r`). RSF-LB's loss
-//! estimate is then `p_r`; RSF-DB sees no queueing at equilibrium (its RTT is the propagation
-//! RTT) and is Reno there.
+//! estimate is then `p_r`; RSF-DB's queueing delay is that of the standing queues on its path
+//! (its RTT less the propagation RTT: none without [`Link::standing_queue`], where it is
+//! Reno).
 //!
 //! # TCP's constant
 //!
