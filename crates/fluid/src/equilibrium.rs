@@ -220,12 +220,16 @@ fn second_solve(m: &mut Model, first: &Solution, observe: &mut dyn FnMut(Stage))
         m.damping = Damping::EmptyRows;
         second = newton(m);
     }
+    // The continuation with the uneven stand-in, with the default damping and then, where the
+    // first solve needed it, the second.
     m.uneven_proxy = true;
-    for damping in [Damping::SmallDiagonal, Damping::EmptyRows] {
-        if second.is_err() && (damping == Damping::SmallDiagonal || first_damping == Damping::EmptyRows) {
-            m.damping = damping;
-            second = towards_the_law(m, &windows, &first.prices, observe);
-        }
+    if second.is_err() {
+        m.damping = Damping::SmallDiagonal;
+        second = towards_the_law(m, &windows, &first.prices, observe);
+    }
+    if second.is_err() && first_damping == Damping::EmptyRows {
+        m.damping = Damping::EmptyRows;
+        second = towards_the_law(m, &windows, &first.prices, observe);
     }
     second.map_err(|e| format!("the solve from an uneven split failed: {e}"))
 }
