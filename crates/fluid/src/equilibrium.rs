@@ -1,7 +1,7 @@
 //! The equilibrium of a network: what [`equilibrium()`] returns, and how uniqueness is checked.
 
 use crate::error::FluidError;
-use crate::model::{Damping, Model, Terms, ZERO_SHARE};
+use crate::model::{Damping, Model, Terms, ZERO_SHARE, uneven_share};
 use crate::network::Network;
 use crate::options::Options;
 use crate::solver::{self, Solution};
@@ -207,7 +207,7 @@ fn second_solve(m: &mut Model, first: &Solution, observe: &mut dyn FnMut(Stage))
     for f in 0..m.net.flows.len() {
         let range = m.range(f);
         let total: f64 = first.windows[range.clone()].iter().sum();
-        let weights: Vec<f64> = (0..range.len()).map(|i| 1.0 / (1.0 + i as f64)).collect();
+        let weights: Vec<f64> = (0..range.len()).map(uneven_share).collect();
         let sum: f64 = weights.iter().sum();
         for (i, r) in range.enumerate() {
             windows[r] = total * weights[i] / sum;

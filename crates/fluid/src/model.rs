@@ -158,7 +158,7 @@ impl<'a> Model<'a> {
         for (i, r) in range.enumerate() {
             let p = path_loss[r];
             let success = if self.opts.small_loss { 1.0 } else { 1.0 - p };
-            let a = if self.uneven_proxy { 1.0 / (1.0 + i as f64) } else { 1.0 };
+            let a = if self.uneven_proxy { uneven_share(i) } else { 1.0 };
             let proxy = || (a / (n * n * states[i].cwnd), states[i].cwnd / 2.0);
             let at_rest = || (law.increase_at_rest(states, i), law.decrease(states, i));
             let (inc, dec) = match terms {
@@ -173,6 +173,12 @@ impl<'a> Model<'a> {
             out[i] = (success * self.k * inc, p * dec);
         }
     }
+}
+
+/// The weight of a flow's subflow `i` in the uniqueness check's uneven splits (1 : 1/2 : 1/3 …):
+/// of the second solve's starting windows and of its stand-in's increases.
+pub(crate) fn uneven_share(i: usize) -> f64 {
+    1.0 / (1.0 + i as f64)
 }
 
 /// Which increase a window balance uses.

@@ -2,7 +2,15 @@
 //! simulator where both should (long-lived flows, exogenous loss only), and refuses what it
 //! cannot represent by key.
 
+use topologies::build::fluid::FluidSystem;
 use topologies::load_text;
+
+/// Seed 002's FatTree scenario (`scenarios/seed002-fig13.toml`) with `sets` applied, as its
+/// fluid system.
+fn fat_tree(sets: &[(&str, &str)]) -> FluidSystem {
+    let sets: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    topologies::load(std::path::Path::new("../../scenarios/seed002-fig13.toml"), &sets).unwrap().build_fluid().unwrap()
+}
 
 /// Two links that never congest (1 Gb/s) and drop at random, 100 ms of round trip on each.
 fn exogenous(cc: &str, route: &str) -> String {
@@ -91,13 +99,7 @@ fn queues_the_model_does_not_have_are_approximated_with_a_warning() {
 fn the_fat_tree_scenario_solves_with_and_without_queues() {
     for (k, hosts) in [(4, 16), (8, 128)] {
         for queueing in ["none", "standing"] {
-            let sets = [
-                ("topology.k".to_string(), k.to_string()),
-                ("traffic.perm.cc".to_string(), "lia".to_string()),
-                ("fluid.queueing".to_string(), queueing.to_string()),
-            ];
-            let scenario = topologies::load(std::path::Path::new("../../scenarios/seed002-fig13.toml"), &sets).unwrap();
-            let system = scenario.build_fluid().unwrap();
+            let system = fat_tree(&[("topology.k", &k.to_string()), ("traffic.perm.cc", "lia"), ("fluid.queueing", queueing)]);
             let case = format!("k = {k}, {queueing}");
             let eq = fluid::equilibrium(&system.network, &system.options).unwrap_or_else(|e| panic!("{case}: {e}"));
             assert_eq!(eq.flows.len(), hosts);
@@ -136,13 +138,7 @@ fn the_fat_tree_scenario_solves_with_and_without_queues() {
 fn olia_on_the_fat_tree_gives_each_flow_its_best_paths_tcp_rate() {
     for (k, queueing) in [(4, "none"), (8, "none"), (4, "standing"), (8, "standing")] {
         let solve = |cc: &str| {
-            let sets = [
-                ("topology.k".to_string(), k.to_string()),
-                ("traffic.perm.cc".to_string(), cc.to_string()),
-                ("fluid.queueing".to_string(), queueing.to_string()),
-            ];
-            let scenario = topologies::load(std::path::Path::new("../../scenarios/seed002-fig13.toml"), &sets).unwrap();
-            let system = scenario.build_fluid().unwrap();
+            let system = fat_tree(&[("topology.k", &k.to_string()), ("traffic.perm.cc", cc), ("fluid.queueing", queueing)]);
             let eq = fluid::equilibrium(&system.network, &system.options).unwrap_or_else(|e| panic!("k = {k}, {cc}: {e}"));
             (eq, system.options.constant.factor(), system.options.acceptable_residual)
         };
@@ -187,13 +183,7 @@ fn olia_on_the_fat_tree_gives_each_flow_its_best_paths_tcp_rate() {
 #[test]
 fn balia_on_the_fat_tree_solves_and_its_uniqueness_is_decided() {
     for k in [4, 8] {
-        let sets = [
-            ("topology.k".to_string(), k.to_string()),
-            ("traffic.perm.cc".to_string(), "balia".to_string()),
-            ("fluid.queueing".to_string(), "none".to_string()),
-        ];
-        let scenario = topologies::load(std::path::Path::new("../../scenarios/seed002-fig13.toml"), &sets).unwrap();
-        let system = scenario.build_fluid().unwrap();
+        let system = fat_tree(&[("topology.k", &k.to_string()), ("traffic.perm.cc", "balia"), ("fluid.queueing", "none")]);
         let eq = fluid::equilibrium(&system.network, &system.options).unwrap_or_else(|e| panic!("k = {k}: {e}"));
         for f in &eq.flows {
             assert!(!matches!(f.uniqueness, fluid::Uniqueness::Unknown { .. }), "k = {k}, {}: {:?}", f.name, f.uniqueness);
@@ -213,9 +203,7 @@ fn balia_on_the_fat_tree_solves_and_its_uniqueness_is_decided() {
 #[test]
 fn olia_with_queues_solves_other_permutations_of_the_fat_tree() {
     for seed in 5..=8 {
-        let sets = [("topology.k".to_string(), "6".to_string()), ("sim.seed".to_string(), seed.to_string())];
-        let scenario = topologies::load(std::path::Path::new("../../scenarios/seed002-fig13.toml"), &sets).unwrap();
-        let system = scenario.build_fluid().unwrap();
+        let system = fat_tree(&[("topology.k", "6"), ("sim.seed", &seed.to_string())]);
         let eq = fluid::equilibrium(&system.network, &system.options).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         let factor = system.options.constant.factor();
         for f in &eq.flows {
@@ -234,9 +222,7 @@ fn olia_with_queues_solves_other_permutations_of_the_fat_tree() {
 #[test]
 fn a_solve_reports_its_stages() {
     let stages = |cc: &str| {
-        let sets = [("topology.k".to_string(), "4".to_string()), ("traffic.perm.cc".to_string(), cc.to_string())];
-        let scenario = topologies::load(std::path::Path::new("../../scenarios/seed002-fig13.toml"), &sets).unwrap();
-        let system = scenario.build_fluid().unwrap();
+        let system = fat_tree(&[("topology.k", "4"), ("traffic.perm.cc", cc)]);
         let mut seen = Vec::new();
         fluid::equilibrium_observed(&system.network, &system.options, &mut |s| seen.push(s)).unwrap();
         seen
