@@ -26,7 +26,7 @@ use sim_core::{EventList, Network, Packet, PacketId, PacketKind, Time};
 
 use crate::config::TcpConfig;
 use crate::event::Event;
-use crate::receiver::{Ack, AckAction, Receiver};
+use crate::receiver::{Ack, AckAction, DelackWake, Receiver};
 use crate::sender::SubflowSender;
 use crate::seqset::SeqSet;
 
@@ -228,11 +228,10 @@ impl Connection {
         }
         match action {
             AckAction::Send(ack) => self.send_ack(r, id, ack, delivered, ctx),
-            AckAction::Delay { arm } => {
+            AckAction::Delay => {
                 ctx.net.packets.free(id);
-                if arm {
-                    let at = ctx.events.now() + self.config.delayed_ack_timeout;
-                    self.receivers[r].delack_at = at;
+                let at = ctx.events.now() + self.config.delayed_ack_timeout;
+                if self.receivers[r].hold_until(at) {
                     ctx.events.schedule_timer(at, Event::DelayedAck(self.first_subflow + r as u32));
                 }
             }
@@ -250,9 +249,13 @@ impl Connection {
 
     /// The delayed-ACK timer of subflow `r`'s receiver fired.
     pub fn on_delack_timer(&mut self, r: usize, ctx: &mut Ctx) {
-        if let Some(ack) = self.receivers[r].on_delack_timer(ctx.events.now()) {
-            let id = ctx.net.packets.alloc(Packet::new(PacketKind::Ack, ctx.ack_size, 0));
-            self.send_ack(r, id, ack, self.delivered(), ctx);
+        match self.receivers[r].on_delack_timer(ctx.events.now()) {
+            DelackWake::Send(ack) => {
+                let id = ctx.net.packets.alloc(Packet::new(PacketKind::Ack, ctx.ack_size, 0));
+                self.send_ack(r, id, ack, self.delivered(), ctx);
+            }
+            DelackWake::Later(at) => ctx.events.schedule_timer(at, Event::DelayedAck(self.first_subflow + r as u32)),
+            DelackWake::Nothing => {}
         }
     }
 

@@ -10,11 +10,19 @@ use crate::seqset::SeqSet;
 pub enum AckAction {
     /// Send this acknowledgement now.
     Send(Ack),
-    /// Hold the acknowledgement (delayed ACK); arm the delayed-ACK timer if `arm` is set.
-    Delay {
-        /// The timer is not running yet and must be armed.
-        arm: bool,
-    },
+    /// Hold the acknowledgement (delayed ACK) until a deadline ([`Receiver::hold_until`]).
+    Delay,
+}
+
+/// What a delayed-ACK wake-up ([`Receiver::on_delack_timer`]) finds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DelackWake {
+    /// The held acknowledgement is due: send it.
+    Send(Ack),
+    /// An acknowledgement is held to a later deadline: wake up again then.
+    Later(Time),
+    /// Nothing is held, or this wake-up was superseded by an earlier one.
+    Nothing,
 }
 
 /// Up to three SACK blocks, most recent first, each `(start, end)` as offsets above the
@@ -69,9 +77,8 @@ pub struct Receiver {
     /// What SACK and delayed ACKs need, absent for a receiver with neither (one ACK per
     /// segment, cumulative): boxed, it leaves that receiver 96 bytes smaller.
     policy: Option<Box<AckPolicy>>,
-    /// When the pending delayed-ACK wake-up is due (`Time::NEVER` if none is wanted); a
-    /// wake-up at any other time is stale.
-    pub delack_at: Time,
+    /// When the held acknowledgement is due (`Time::NEVER` if none is held).
+    delack_at: Time,
     /// Data segments that arrived, duplicates included.
     pub segments_received: u64,
 }
@@ -83,6 +90,11 @@ struct AckPolicy {
     unacked_in_order: u32,
     quick_left: u32,
     held: Option<Ack>,
+    /// The time of the one delayed-ACK wake-up in the event list (`Time::NEVER` if none). A
+    /// held acknowledgement whose deadline is later waits for it, which then schedules the
+    /// next: scheduling one wake-up per held acknowledgement left the timer list holding one
+    /// per segment received in the last timeout (thousands), deepening every timer's sift.
+    wakeup: Time,
     /// Blocks last reported, absolute, most recent first (`(0, 0)`: none).
     blocks: [(u64, u64); 3],
 }
@@ -90,8 +102,16 @@ struct AckPolicy {
 impl Receiver {
     /// A receiver expecting segment 0.
     pub fn new(config: ReceiverConfig) -> Receiver {
-        let policy = (config.delayed_ack || config.sack)
-            .then(|| Box::new(AckPolicy { config, unacked_in_order: 0, quick_left: config.quick_acks, held: None, blocks: [(0, 0); 3] }));
+        let policy = (config.delayed_ack || config.sack).then(|| {
+            Box::new(AckPolicy {
+                config,
+                unacked_in_order: 0,
+                quick_left: config.quick_acks,
+                held: None,
+                wakeup: Time::NEVER,
+                blocks: [(0, 0); 3],
+            })
+        });
         Receiver { policy, delack_at: Time::NEVER, ..Receiver::default() }
     }
 
@@ -121,15 +141,36 @@ impl Receiver {
         action
     }
 
-    /// A delayed-ACK wake-up at `now`: the held ACK, if this wake-up is the one still due.
-    pub fn on_delack_timer(&mut self, now: Time) -> Option<Ack> {
-        if now != self.delack_at {
-            return None;
+    /// Holds the acknowledgement [`Receiver::on_data`] delayed until `deadline`; whether a
+    /// wake-up must be scheduled at `deadline` (not when an earlier one is pending: that one
+    /// finds the deadline and asks for the next, [`DelackWake::Later`]).
+    pub fn hold_until(&mut self, deadline: Time) -> bool {
+        self.delack_at = deadline;
+        let Some(policy) = &mut self.policy else { return false };
+        let schedule = deadline < policy.wakeup;
+        if schedule {
+            policy.wakeup = deadline;
+        }
+        schedule
+    }
+
+    /// A delayed-ACK wake-up at `now`.
+    pub fn on_delack_timer(&mut self, now: Time) -> DelackWake {
+        let Some(policy) = &mut self.policy else { return DelackWake::Nothing };
+        if now != policy.wakeup {
+            return DelackWake::Nothing;
+        }
+        policy.wakeup = Time::NEVER;
+        if self.delack_at == Time::NEVER {
+            return DelackWake::Nothing;
+        }
+        if self.delack_at > now {
+            policy.wakeup = self.delack_at;
+            return DelackWake::Later(self.delack_at);
         }
         self.delack_at = Time::NEVER;
-        let policy = self.policy.as_mut()?;
         policy.unacked_in_order = 0;
-        policy.held.take().map(|a| Ack { next: self.next, ..a })
+        policy.held.take().map_or(DelackWake::Nothing, |a| DelackWake::Send(Ack { next: self.next, ..a }))
     }
 }
 
@@ -157,7 +198,7 @@ impl AckPolicy {
         }
         self.unacked_in_order += 1;
         self.held = Some(ack);
-        AckAction::Delay { arm: true }
+        AckAction::Delay
     }
 
     /// RFC 2018 §4: the block holding `seq` (if it is held out of order) first, then the
@@ -202,7 +243,7 @@ mod tests {
     fn send(a: AckAction) -> Ack {
         match a {
             AckAction::Send(ack) => ack,
-            AckAction::Delay { .. } => panic!("expected an immediate ACK"),
+            AckAction::Delay => panic!("expected an immediate ACK"),
         }
     }
 
@@ -225,16 +266,26 @@ mod tests {
     #[test]
     fn delayed_acks_every_second_segment_and_on_timer() {
         let mut r = Receiver::new(config(true, 0, false));
-        assert_eq!(r.on_data(0, Time(10), false), AckAction::Delay { arm: true });
+        assert_eq!(r.on_data(0, Time(10), false), AckAction::Delay);
+        assert!(r.hold_until(Time(50)), "the first held ACK schedules a wake-up");
         let ack = send(r.on_data(1, Time(20), false));
         assert_eq!((ack.next, ack.echo), (2, Time(10)), "echoes the older segment");
-        assert_eq!(r.on_data(2, Time(30), false), AckAction::Delay { arm: true });
-        r.delack_at = Time(70);
-        assert_eq!(r.on_delack_timer(Time(60)), None, "stale wake-up");
-        assert_eq!(r.on_delack_timer(Time(70)).map(|a| a.next), Some(3));
-        assert_eq!(r.on_delack_timer(Time(70)), None, "already sent");
+        assert_eq!(r.on_data(2, Time(30), false), AckAction::Delay);
+        assert!(!r.hold_until(Time(70)), "the wake-up at 50 is pending");
+        assert_eq!(r.on_delack_timer(Time(40)), DelackWake::Nothing, "not the pending wake-up");
+        assert_eq!(r.on_delack_timer(Time(50)), DelackWake::Later(Time(70)), "held to 70");
+        match r.on_delack_timer(Time(70)) {
+            DelackWake::Send(a) => assert_eq!((a.next, a.echo), (3, Time(30))),
+            other => panic!("expected the held ACK, got {other:?}"),
+        }
+        assert_eq!(r.on_delack_timer(Time(70)), DelackWake::Nothing, "already sent");
+        // A held ACK sent before its wake-up: the wake-up finds nothing.
+        assert_eq!(r.on_data(3, Time(80), false), AckAction::Delay);
+        assert!(r.hold_until(Time(120)));
+        assert_eq!(send(r.on_data(4, Time(90), false)).next, 5);
+        assert_eq!(r.on_delack_timer(Time(120)), DelackWake::Nothing);
         // out of order: immediate
-        assert_eq!(send(r.on_data(5, Time(40), false)).next, 3);
+        assert_eq!(send(r.on_data(7, Time(130), false)).next, 5);
     }
 
     #[test]
@@ -242,7 +293,7 @@ mod tests {
         let mut r = Receiver::new(config(true, 2, false));
         assert_eq!(send(r.on_data(0, Time(1), false)).next, 1);
         assert_eq!(send(r.on_data(1, Time(2), false)).next, 2);
-        assert_eq!(r.on_data(2, Time(3), false), AckAction::Delay { arm: true }, "quick-ACKs used up");
+        assert_eq!(r.on_data(2, Time(3), false), AckAction::Delay, "quick-ACKs used up");
         assert_eq!(send(r.on_data(3, Time(4), false)).next, 4);
         assert_eq!(send(r.on_data(5, Time(5), false)).next, 4, "out of order: at once");
         assert_eq!(send(r.on_data(4, Time(6), false)).next, 6, "hole filled: at once");
