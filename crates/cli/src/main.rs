@@ -335,6 +335,10 @@ fn run_fluid(file: &Path, out: Option<PathBuf>, sets: &[String], quick: bool, ov
     };
     let eq = fluid_run::solve(&system, &mut observe).map_err(|e| format!("{}: {e}", file.display()))?;
     drop(stages);
+    let regime = fluid_run::regime_warning(&eq, fluid_run::has_queues(&system));
+    if let Some(w) = regime.as_ref().filter(|_| !quiet) {
+        eprintln!("warning: {}: {w}", file.display());
+    }
     let constant = fluid_run::constant_name(&system.options);
     let mut provenance = tables::Provenance {
         source: "fluid",
@@ -342,6 +346,7 @@ fn run_fluid(file: &Path, out: Option<PathBuf>, sets: &[String], quick: bool, ov
     };
     provenance.notes.push(("fluid.constant".into(), constant.into()));
     provenance.notes.extend(system.warnings.iter().enumerate().map(|(i, w)| (format!("fluid.approximation.{i}"), w.clone())));
+    provenance.notes.extend(regime.map(|w| ("fluid.regime".to_string(), w)));
     let mut frames = fluid_run::frames(&scenario, &system, &eq).map_err(|e| e.to_string())?;
     if let Some(dt) = scenario.sim.sample_interval {
         let options = fluid::TrajectoryOptions {

@@ -62,6 +62,25 @@ fn fluid_writes_the_equilibrium_as_run_tables_marked_fluid() {
     let rtt = subflows.column("mean_srtt_s").unwrap().f64().unwrap().get(0).unwrap();
     let goodput = subflows.column("goodput_bps").unwrap().f64().unwrap().get(0).unwrap();
     assert!((goodput / (w / rtt * (1.0 - p) * 1500.0 * 8.0) - 1.0).abs() < 1e-9, "goodput {goodput}");
+    let (_, meta) = read(&out.join("flows.parquet"));
+    assert!(!meta.iter().any(|(k, _)| k == "equipoise.fluid.regime"), "a window of {w} packets is in the packet regime");
+}
+
+/// At 70 % loss Reno's equilibrium window is √(3·0.3/1.4) = 0.80 packets, below the packet
+/// simulator's floor of one: `fluid` says so on standard error and in the tables' metadata.
+#[test]
+fn windows_below_one_packet_are_warned_of() {
+    let dir = scratch("sub-packet");
+    let file = dir.join("lossy.toml");
+    std::fs::write(&file, LOSSY.replace("loss = 0.01", "loss = 0.7")).unwrap();
+    let out = dir.join("out");
+    let o = equipoise(&["fluid", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("1 of 1 flows have subflows sending less than one packet per round trip") && err.contains("0.80"), "{err}");
+    let (_, meta) = read(&out.join("flows.parquet"));
+    let regime = meta.iter().find(|(k, _)| k == "equipoise.fluid.regime").map(|(_, v)| v.as_str()).unwrap_or_default();
+    assert!(regime.contains("one packet or more"), "{meta:?}");
 }
 
 #[test]
