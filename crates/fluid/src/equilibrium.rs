@@ -132,10 +132,20 @@ pub fn equilibrium_observed(net: &Network, opts: &Options, observe: &mut dyn FnM
     let first = first_solve(&mut m, observe)?;
     let second = opts.check_uniqueness.then(|| {
         observe(Stage::Uniqueness);
+        m.opts.acceptable_residual = m.opts.acceptable_residual.max(SECOND_SOLVE_SHARE * m.opts.uniqueness_tolerance);
         second_solve(&mut m, &first, observe)
     });
     Ok(report(&m, &first, second))
 }
+
+/// The uniqueness check's second solve is accepted when it stalls within this share of
+/// [`Options::uniqueness_tolerance`] (or within [`Options::acceptable_residual`] if that is
+/// larger): it is compared, not reported. A residual `r` moves a window by about `r/2` (see
+/// [`Options::acceptable_residual`]), so the two solves' errors together stay within a quarter
+/// of the spread the check calls not unique. OLIA with standing queues on seed 002's FatTree
+/// stalled at 2.4e-5 (`sim.seed=8`, k = 6) and 1.7e-5 (`sim.seed=3`, k = 8) there, which left
+/// their uniqueness undecided at 1e-5.
+const SECOND_SOLVE_SHARE: f64 = 0.25;
 
 /// Where an equilibrium solve is ([`equilibrium_observed`]).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -74,7 +74,8 @@ pub struct Options {
     /// 002's FatTree with standing queues stalls between 1e-6 and 1e-5 for some permutations
     /// (`sim.seed` 5 to 8 at k = 6, 3 and 5 at k = 8; at seed 6 the worst residuals, 1.1e-5,
     /// were on subflows carrying 3e-6 to 6e-6 of their flow's largest window), which 1e-6
-    /// turned into errors.
+    /// turned into errors. The uniqueness check's second solve accepts up to a quarter of
+    /// `uniqueness_tolerance` (`crate::equilibrium`'s `SECOND_SOLVE_SHARE`).
     pub acceptable_residual: f64,
     /// Iteration limit of one equilibrium solve.
     pub max_iterations: usize,
