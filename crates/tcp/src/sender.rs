@@ -881,12 +881,22 @@ impl SubflowSender {
 
     /// With SACK, in the open state: if segments are marked lost, enter recovery (RFC 6675
     /// §5 step 4, RFC 6937). Returns whether it did.
+    /// The test runs on every ACK in the open state and is inlined; entering recovery, rare,
+    /// is not.
+    #[inline(always)]
     fn enter_recovery_if_lost<W: Window>(&mut self, w: &mut W, now: Time) -> bool {
         let Some(board) = &self.board else { return false };
         if self.phase != Phase::Open || board.to_resend() == 0 || !self.may_enter_recovery(self.snd_una) {
             return false;
         }
         let pipe = board.pipe();
+        self.enter_sack_recovery(pipe, w, now);
+        true
+    }
+
+    /// RFC 6675 §5 step 4 with `pipe` segments in flight: a loss event, then recovery.
+    #[inline(never)]
+    fn enter_sack_recovery<W: Window>(&mut self, pipe: u64, w: &mut W, now: Time) {
         self.recover = Some(self.snd_max - 1);
         self.counters.fast_retransmits += 1;
         self.account(now, w);
@@ -899,7 +909,6 @@ impl SubflowSender {
             Recovery::Prr => self.prr_window(0, 1, w),
             Recovery::NewReno => w.set_cwnd(w.ssthresh()),
         }
-        true
     }
 }
 
