@@ -52,9 +52,14 @@ pub(crate) fn run(solver: &mut Solver, mut state: State, max_iterations: usize) 
             return Ok(Solution::new(eval, &state, iterations));
         }
         iterations += 1;
-        let Some((du, dv)) = constrained_step(solver, &state, &eval, dt) else {
-            dt *= 0.1;
-            continue;
+        let (du, dv) = match constrained_step(solver, &state, &eval, dt) {
+            Ok(step) => step,
+            Err(StepFailure::Singular) => {
+                dt *= 0.1;
+                continue;
+            }
+            // No Δt helps: the iteration is stalled, and the caller's march takes over.
+            Err(StepFailure::NotFinite) => break,
         };
         // Scale the whole step, keeping its direction, so that no price variable and no growing
         // window moves by more than 3 (a factor of 20 in the window); a shrinking window and a
@@ -118,7 +123,7 @@ const FLOOR_WINDOW: usize = 10;
 /// solved again with the queue's slopes (delay, no loss) rather than the loss side's. A pinned
 /// link's move is part of the solve (see [`step`]), so the flows through it step knowing where
 /// it goes.
-fn constrained_step(solver: &mut Solver, state: &State, eval: &Eval, dt: f64) -> Option<(Vec<f64>, Vec<f64>)> {
+fn constrained_step(solver: &mut Solver, state: &State, eval: &Eval, dt: f64) -> Result<(Vec<f64>, Vec<f64>), StepFailure> {
     let mut links = eval.active_link.clone();
     let mut pinned: Vec<Option<f64>> = vec![None; links.len()];
     let mut subflows = eval.active_subflow.clone();
@@ -186,10 +191,26 @@ fn constrained_step(solver: &mut Solver, state: &State, eval: &Eval, dt: f64) ->
             for r in (0..du.len()).filter(|&r| !subflows[r] && eval.active_subflow[r]) {
                 du[r] = solver.u_min - state.u[r];
             }
-            return Some((du, dv));
+            return Ok((du, dv));
         }
     }
-    None
+    Err(StepFailure::Singular)
+}
+
+/// Why no step was found.
+#[derive(Debug, PartialEq)]
+enum StepFailure {
+    /// A system was singular at this `Δt` (or the active-set passes did not settle): a smaller
+    /// `Δt` makes `I/Δt` dominate.
+    Singular,
+    /// The links' system holds a number that is not finite, whatever `Δt`: a path with no loss
+    /// at all through a link at its queue's end, where the balance's slope in the path loss,
+    /// `−1/q`, is infinite. In the first phase on seed 002's k = 8 FatTree with queues, fourteen
+    /// iterations then shrank `Δt` to nothing before the march, which now starts at once (same
+    /// outcomes for every law of the README's FatTree table). Setting that slope to 0 instead
+    /// (the balance is clamped there) made LIA's solve slower (47 iterations of the law rather
+    /// than 28).
+    NotFinite,
 }
 
 /// Central-difference step in `ln w` and `ln τ`. A law with a kink (LIA's `min` with Reno's
@@ -232,7 +253,7 @@ fn step(
     fixed: &[Option<f64>],
     dt: f64,
     parts: &mut Parts,
-) -> Option<(Vec<f64>, Vec<f64>)> {
+) -> Result<(Vec<f64>, Vec<f64>), StepFailure> {
     let m = solver.m;
     let links = &m.net.links;
     // Schur rows: the active and the fixed congestible links.
@@ -265,7 +286,7 @@ fn step(
         if parts.stale[f] {
             parts.parts[f] = flow_part(solver, e, f, active_subflow, &row, dt, &mut scratch);
             if parts.parts[f].is_none() && m.range(f).any(|r| active_subflow[r]) {
-                return None;
+                return Err(StepFailure::Singular);
             }
             parts.stale[f] = false;
         }
@@ -306,8 +327,11 @@ fn step(
             rhs[a] = *d;
         }
     }
+    if s.iter().chain(&rhs).any(|x| !x.is_finite()) {
+        return Err(StepFailure::NotFinite);
+    }
     if k > 0 {
-        Lu::new(k, s)?.solve(&mut rhs);
+        Lu::new(k, s).ok_or(StepFailure::Singular)?.solve(&mut rhs);
     }
     let mut dv = vec![0.0; links.len()];
     for l in (0..links.len()).filter(|&l| row[l] != usize::MAX) {
@@ -319,7 +343,7 @@ fn step(
             du[r] = part.x[i][0] + part.links.iter().enumerate().map(|(c, &l)| part.x[i][1 + c] * dv[l]).sum::<f64>();
         }
     }
-    Some((du, dv))
+    Ok((du, dv))
 }
 
 /// Flow `f`'s part of the step (`None` if it has no active subflow or its `P` is singular):
