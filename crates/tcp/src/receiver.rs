@@ -93,7 +93,8 @@ struct AckPolicy {
     /// The time of the one delayed-ACK wake-up in the event list (`Time::NEVER` if none). A
     /// held acknowledgement whose deadline is later waits for it, which then schedules the
     /// next: scheduling one wake-up per held acknowledgement left the timer list holding one
-    /// per segment received in the last timeout (thousands), deepening every timer's sift.
+    /// per acknowledgement held in the last timeout (about 16 000 on D2 with `linux`),
+    /// deepening every timer's sift.
     wakeup: Time,
     /// Blocks last reported, absolute, most recent first (`(0, 0)`: none).
     blocks: [(u64, u64); 3],
