@@ -309,17 +309,25 @@ pub fn sweep(args: &SweepArgs) -> Result<(u64, u64, u64), String> {
     // The fluid side is deterministic and cheap: one shard computes it, the first.
     if args.fluid && args.shard.is_none_or(|s| s.k == 1) {
         let started = std::time::Instant::now();
-        let (solved, failed) = fluid_points(&sweep, &args.out, args.jobs)?;
+        let c = fluid_points(&sweep, &args.out, args.jobs)?;
         if !args.quiet {
             let wall = started.elapsed().as_secs_f64();
-            eprintln!("fluid model: {solved} points solved, {failed} without an equilibrium (in fluid/runs), {wall:.2} s");
+            eprintln!("fluid model: {} points solved, {} without an equilibrium (in fluid/runs), {wall:.2} s", c.solved, c.failed);
+        }
+        if c.sub_packet > 0 && !args.quiet {
+            eprintln!(
+                "warning: fluid model: at {} of {} points subflows send less than one packet per round trip, where the packet \
+                 simulator's rates cannot follow the model (fluid/runs, column `warning`)",
+                c.sub_packet, c.solved
+            );
         }
     }
     Ok(counts)
 }
 
-/// One point's fluid tables and the name of the TCP constant used.
-type FluidPoint = (Vec<(&'static str, DataFrame)>, &'static str);
+/// One point's fluid tables, the name of the TCP constant used, and the warning of a point
+/// whose subflows send less than one packet per round trip ([`crate::fluid_run::regime_warning`]).
+type FluidPoint = (Vec<(&'static str, DataFrame)>, &'static str, Option<String>);
 
 /// The fluid model of `run`'s scenario.
 fn fluid_point(sweep: &Sweep, run: &Run) -> Result<FluidPoint, String> {
@@ -328,23 +336,32 @@ fn fluid_point(sweep: &Sweep, run: &Run) -> Result<FluidPoint, String> {
             let system = s.build_fluid().map_err(|e| e.to_string())?;
             let eq = crate::fluid_run::solve(&system, &mut |_| {})?;
             let frames = crate::fluid_run::frames(&s, &system, &eq).map_err(|e| e.to_string())?;
-            Ok((frames, crate::fluid_run::constant_name(&system.options)))
+            let regime = crate::fluid_run::regime_warning(&eq, crate::fluid_run::has_queues(&system));
+            Ok((frames, crate::fluid_run::constant_name(&system.options), regime))
         }
         Experiment::Aimd(_) => Err("an AIMD-model scenario".into()),
     }
 }
 
+/// What the fluid side of a sweep found: points solved, points failed, and solved points whose
+/// subflows send less than one packet per round trip.
+pub struct FluidCounts {
+    pub solved: u64,
+    pub failed: u64,
+    pub sub_packet: u64,
+}
+
 /// The fluid equilibrium of every point of `sweep` (its first replicate's scenario: the model
 /// has no randomness of its own), as the tables `fluid/flows`, `fluid/links`, `fluid/metrics`
-/// and `fluid/subflows` with the runs' key columns, and `fluid/runs` with each point's status.
-/// Returns (points solved, points failed).
-fn fluid_points(sweep: &Sweep, dir: &Path, jobs: usize) -> Result<(u64, u64), String> {
+/// and `fluid/subflows` with the runs' key columns, and `fluid/runs` with each point's status
+/// and, for a point whose subflows send less than one packet per round trip, a warning.
+fn fluid_points(sweep: &Sweep, dir: &Path, jobs: usize) -> Result<FluidCounts, String> {
     const FLUID_TABLES: [&str; 4] = ["flows", "links", "metrics", "subflows"];
     let kinds = key_kinds(sweep);
     let mut acc: Vec<Option<DataFrame>> = vec![None; FLUID_TABLES.len()];
     let mut runs_acc = None;
     let mut notes = Vec::new();
-    let (mut solved, mut failed) = (0, 0);
+    let mut counts = FluidCounts { solved: 0, failed: 0, sub_packet: 0 };
     let runs: Vec<Run> = sweep.runs().into_iter().filter(|r| r.replicate == 0).collect();
     // Points solved on `jobs` threads (a FatTree takes seconds), stacked in point order.
     let next = AtomicUsize::new(0);
@@ -365,28 +382,30 @@ fn fluid_points(sweep: &Sweep, dir: &Path, jobs: usize) -> Result<(u64, u64), St
     })?;
     outcomes.sort_by_key(|(index, _)| *index);
     for (run, (_, outcome)) in runs.iter().zip(outcomes) {
-        let outcome = outcome.map(|(frames, constant)| {
+        let outcome = outcome.map(|(frames, constant, regime)| {
             if notes.is_empty() {
                 notes.push(("fluid.constant".to_string(), constant.to_string()));
             }
-            frames
+            (frames, regime)
         });
-        let (status, error) = match outcome {
-            Ok(frames) => {
-                solved += 1;
+        let (status, error, warning) = match outcome {
+            Ok((frames, regime)) => {
+                counts.solved += 1;
+                counts.sub_packet += u64::from(regime.is_some());
                 for (name, df) in frames {
                     let i = FLUID_TABLES.iter().position(|n| *n == name).expect("a fluid table");
                     let height = df.height();
                     stack(&mut acc[i], prepend(df, run_columns(sweep, &kinds, run, height)).map_err(|e| e.to_string())?)?;
                 }
-                ("ok", None)
+                ("ok", None, regime)
             }
             Err(e) => {
-                failed += 1;
-                ("failed", Some(e))
+                counts.failed += 1;
+                ("failed", Some(e), None)
             }
         };
-        let cols = status_row(sweep, &kinds, run, status, error);
+        let mut cols = status_row(sweep, &kinds, run, status, error);
+        cols.push(Column::new("warning".into(), vec![warning]));
         stack(&mut runs_acc, DataFrame::new(1, cols).map_err(|e| e.to_string())?)?;
     }
     let name = Path::new(&sweep.file).file_name().map_or_else(|| sweep.file.clone(), |n| n.to_string_lossy().into_owned());
@@ -399,7 +418,7 @@ fn fluid_points(sweep: &Sweep, dir: &Path, jobs: usize) -> Result<(u64, u64), St
             write_atomic(&folder.join("points.parquet"), &mut df, &provenance)?;
         }
     }
-    Ok((solved, failed))
+    Ok(counts)
 }
 
 fn run_prepared(sweep: &Sweep, args: &SweepArgs) -> Result<(u64, u64, u64), String> {

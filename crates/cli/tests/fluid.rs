@@ -124,13 +124,21 @@ fn sweep_fluid_adds_the_equilibrium_of_every_point_and_plot_draws_it() {
     let dir = scratch("sweep");
     std::fs::write(dir.join("lossy.toml"), LOSSY).unwrap();
     let sweep = dir.join("loss.toml");
-    std::fs::write(&sweep, "scenario = \"lossy.toml\"\nreplicates = 2\nseed = 3\n[grid]\n\"link.l.loss\" = [0.005, 0.01, 0.02]\n").unwrap();
+    // At 70 % loss Reno's window is 0.80 packets: that point is warned of.
+    std::fs::write(&sweep, "scenario = \"lossy.toml\"\nreplicates = 2\nseed = 3\n[grid]\n\"link.l.loss\" = [0.005, 0.01, 0.02, 0.7]\n")
+        .unwrap();
     let out = dir.join("data");
     let o = equipoise(&["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap(), "--fluid", "--jobs", "2"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("fluid model: 3 points solved"), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("fluid model: 4 points solved"), "{err}");
+    assert!(err.contains("at 1 of 4 points subflows send less than one packet per round trip"), "{err}");
+    let (runs, _) = read(&out.join("fluid/runs/points.parquet"));
+    let warnings: Vec<Option<&str>> = runs.column("warning").unwrap().str().unwrap().iter().collect();
+    assert_eq!(warnings[..3], [None, None, None], "{warnings:?}");
+    assert!(warnings[3].is_some_and(|w| w.contains("(the fewest 0.80)")), "{warnings:?}");
     let (links, meta) = read(&out.join("fluid/links/points.parquet"));
-    assert_eq!(links.height(), 3, "one row per point and link");
+    assert_eq!(links.height(), 4, "one row per point and link");
     assert!(meta.iter().any(|(k, v)| k == "equipoise.source" && v == "fluid"));
     for key in ["point", "replicate", "seed", "link.l.loss"] {
         assert!(links.column(key).is_ok(), "key column {key}");
