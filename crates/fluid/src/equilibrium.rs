@@ -132,7 +132,6 @@ pub fn equilibrium_observed(net: &Network, opts: &Options, observe: &mut dyn FnM
     let first = first_solve(&mut m, observe)?;
     let second = opts.check_uniqueness.then(|| {
         observe(Stage::Uniqueness);
-        m.opts.acceptable_residual = m.opts.acceptable_residual.max(SECOND_SOLVE_SHARE * m.opts.uniqueness_tolerance);
         second_solve(&mut m, &first, observe)
     });
     Ok(report(&m, &first, second))
@@ -211,8 +210,10 @@ fn first_solve(m: &mut Model, observe: &mut dyn FnMut(Stage)) -> Result<Solution
 /// fails (OLIA with standing queues on seed 002's FatTree), the continuation, with a stand-in
 /// that weights each flow's subflows likewise ([`Model::uneven_proxy`]): where the equilibria
 /// form a set, the two stand-ins' continuations end at different points of it; a unique
-/// equilibrium is where both end.
+/// equilibrium is where both end. Like the stand-in and the damping, the residual at which a
+/// stalled solve is accepted is the model's to change here ([`SECOND_SOLVE_SHARE`]).
 fn second_solve(m: &mut Model, first: &Solution, observe: &mut dyn FnMut(Stage)) -> Result<Solution, String> {
+    m.opts.acceptable_residual = m.opts.acceptable_residual.max(SECOND_SOLVE_SHARE * m.opts.uniqueness_tolerance);
     let mut windows = vec![0.0; m.subflows()];
     for f in 0..m.net.flows.len() {
         let range = m.range(f);
