@@ -327,7 +327,9 @@ fn step(
             rhs[a] = *d;
         }
     }
-    if s.iter().chain(&rhs).any(|x| !x.is_finite()) {
+    // A fold without an early exit, which vectorizes: `any` scanned the k² entries one by one,
+    // 5 % of LIA's solve on the k = 8 FatTree.
+    if !s.iter().chain(&rhs).fold(true, |finite, x| finite & x.is_finite()) {
         return Err(StepFailure::NotFinite);
     }
     if k > 0 {
