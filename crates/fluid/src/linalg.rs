@@ -161,22 +161,19 @@ fn factor_dense_tail(n: usize, a: &mut [f64], pivot: &mut [usize], start: usize)
         // The trailing rows, by the panel's columns together.
         let (top, bottom) = a.split_at_mut(k1 * n);
         let u: Vec<&[f64]> = (k0..k1).map(|k| &top[k * n + k1..(k + 1) * n]).collect();
-        for row in bottom.chunks_exact_mut(n) {
-            let (l, rest) = row.split_at_mut(k1);
-            let f = &l[k0..k1];
-            if f.iter().all(|&x| x == 0.0) {
-                continue;
-            }
-            if let (&[f0, f1, f2, f3], [u0, u1, u2, u3]) = (f, u.as_slice()) {
-                // Slices of the row's length, so that the loop has no bounds checks and
-                // vectorizes.
-                let w = rest.len();
-                let (u0, u1, u2, u3) = (&u0[..w], &u1[..w], &u2[..w], &u3[..w]);
-                for j in 0..w {
-                    rest[j] -= f0 * u0[j] + f1 * u1[j] + f2 * u2[j] + f3 * u3[j];
+        let mut rows = bottom.chunks_exact_mut(n).filter(|row| row[k0..k1].iter().any(|&x| x != 0.0));
+        if let [u0, u1, u2, u3] = u.as_slice() {
+            // Two rows at a time share the loads of the panel's rows of U.
+            while let Some(a) = rows.next() {
+                match rows.next() {
+                    Some(b) => update_two(k1, [u0, u1, u2, u3], a, b),
+                    None => update_one(k1, [u0, u1, u2, u3], a),
                 }
-            } else {
-                for (&f, u) in f.iter().zip(&u) {
+            }
+        } else {
+            for row in rows {
+                let (l, rest) = row.split_at_mut(k1);
+                for (&f, u) in l[k0..k1].iter().zip(&u) {
                     for (x, &y) in rest.iter_mut().zip(*u) {
                         *x -= f * y;
                     }
@@ -185,6 +182,37 @@ fn factor_dense_tail(n: usize, a: &mut [f64], pivot: &mut [usize], start: usize)
         }
     }
     Some(())
+}
+
+/// Row `row` (its columns from `k1` on) less its multipliers in the four columns before `k1`
+/// times the panel's rows of U, `u`.
+#[inline(always)]
+fn update_one(k1: usize, u: [&[f64]; 4], row: &mut [f64]) {
+    let (l, rest) = row.split_at_mut(k1);
+    let [f0, f1, f2, f3] = [l[k1 - 4], l[k1 - 3], l[k1 - 2], l[k1 - 1]];
+    // Slices of the row's length, so that the loop has no bounds checks and vectorizes.
+    let w = rest.len();
+    let (u0, u1, u2, u3) = (&u[0][..w], &u[1][..w], &u[2][..w], &u[3][..w]);
+    for j in 0..w {
+        rest[j] -= f0 * u0[j] + f1 * u1[j] + f2 * u2[j] + f3 * u3[j];
+    }
+}
+
+/// [`update_one`] for two rows together, each entry by the same expression.
+#[inline(always)]
+fn update_two(k1: usize, u: [&[f64]; 4], a: &mut [f64], b: &mut [f64]) {
+    let (la, ra) = a.split_at_mut(k1);
+    let (lb, rb) = b.split_at_mut(k1);
+    let [a0, a1, a2, a3] = [la[k1 - 4], la[k1 - 3], la[k1 - 2], la[k1 - 1]];
+    let [b0, b1, b2, b3] = [lb[k1 - 4], lb[k1 - 3], lb[k1 - 2], lb[k1 - 1]];
+    let w = ra.len();
+    let rb = &mut rb[..w];
+    let (u0, u1, u2, u3) = (&u[0][..w], &u[1][..w], &u[2][..w], &u[3][..w]);
+    for j in 0..w {
+        let (x0, x1, x2, x3) = (u0[j], u1[j], u2[j], u3[j]);
+        ra[j] -= a0 * x0 + a1 * x1 + a2 * x2 + a3 * x3;
+        rb[j] -= b0 * x0 + b1 * x1 + b2 * x2 + b3 * x3;
+    }
 }
 
 #[cfg(test)]
