@@ -345,10 +345,10 @@ fn fluid_point(sweep: &Sweep, run: &Run) -> Result<FluidPoint, String> {
 
 /// What the fluid side of a sweep found: points solved, points failed, and solved points whose
 /// subflows send less than one packet per round trip.
-pub struct FluidCounts {
-    pub solved: u64,
-    pub failed: u64,
-    pub sub_packet: u64,
+struct FluidCounts {
+    solved: u64,
+    failed: u64,
+    sub_packet: u64,
 }
 
 /// The fluid equilibrium of every point of `sweep` (its first replicate's scenario: the model
