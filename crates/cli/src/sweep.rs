@@ -309,7 +309,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(u64, u64, u64), String> {
     // The fluid side is deterministic and cheap: one shard computes it, the first.
     if args.fluid && args.shard.is_none_or(|s| s.k == 1) {
         let started = std::time::Instant::now();
-        let c = fluid_points(&sweep, &args.out, args.jobs)?;
+        let c = fluid_points(&sweep, &args.out, args.jobs, args.quiet)?;
         if !args.quiet {
             let wall = started.elapsed().as_secs_f64();
             eprintln!("fluid model: {} points solved, {} without an equilibrium (in fluid/runs), {wall:.2} s", c.solved, c.failed);
@@ -355,7 +355,7 @@ struct FluidCounts {
 /// has no randomness of its own), as the tables `fluid/flows`, `fluid/links`, `fluid/metrics`
 /// and `fluid/subflows` with the runs' key columns, and `fluid/runs` with each point's status
 /// and, for a point whose subflows send less than one packet per round trip, a warning.
-fn fluid_points(sweep: &Sweep, dir: &Path, jobs: usize) -> Result<FluidCounts, String> {
+fn fluid_points(sweep: &Sweep, dir: &Path, jobs: usize, quiet: bool) -> Result<FluidCounts, String> {
     const FLUID_TABLES: [&str; 4] = ["flows", "links", "metrics", "subflows"];
     let kinds = key_kinds(sweep);
     let mut acc: Vec<Option<DataFrame>> = vec![None; FLUID_TABLES.len()];
@@ -364,6 +364,10 @@ fn fluid_points(sweep: &Sweep, dir: &Path, jobs: usize) -> Result<FluidCounts, S
     let mut counts = FluidCounts { solved: 0, failed: 0, sub_packet: 0 };
     let runs: Vec<Run> = sweep.runs().into_iter().filter(|r| r.replicate == 0).collect();
     // Points solved on `jobs` threads (a FatTree takes seconds), stacked in point order.
+    let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(runs.len() as u64) };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} fluid points [{elapsed_precise}, {eta_precise} left]").expect("valid template"),
+    );
     let next = AtomicUsize::new(0);
     let mut outcomes: Vec<(usize, Result<FluidPoint, String>)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..jobs.max(1))
@@ -372,6 +376,7 @@ fn fluid_points(sweep: &Sweep, dir: &Path, jobs: usize) -> Result<FluidCounts, S
                     let mut mine = Vec::new();
                     while let Some(run) = runs.get(next.fetch_add(1, Ordering::Relaxed)) {
                         mine.push((run.index, fluid_point(sweep, run)));
+                        bar.inc(1);
                     }
                     mine
                 })
@@ -380,6 +385,7 @@ fn fluid_points(sweep: &Sweep, dir: &Path, jobs: usize) -> Result<FluidCounts, S
         let joined: Result<Vec<Vec<_>>, _> = workers.into_iter().map(|w| w.join()).collect();
         joined.map(|all| all.into_iter().flatten().collect()).map_err(|_| "the fluid model panicked".to_string())
     })?;
+    bar.finish_and_clear();
     outcomes.sort_by_key(|(index, _)| *index);
     for (run, (_, outcome)) in runs.iter().zip(outcomes) {
         let outcome = outcome.map(|(frames, constant, regime)| {
