@@ -313,13 +313,13 @@ pub fn sweep(args: &SweepArgs) -> Result<(u64, u64, u64), String> {
         if !args.quiet {
             let wall = started.elapsed().as_secs_f64();
             eprintln!("fluid model: {} points solved, {} without an equilibrium (in fluid/runs), {wall:.2} s", c.solved, c.failed);
-        }
-        if c.sub_packet > 0 && !args.quiet {
-            eprintln!(
-                "warning: fluid model: at {} of {} points subflows send less than one packet per round trip, where the packet \
-                 simulator's rates cannot follow the model (fluid/runs, column `warning`)",
-                c.sub_packet, c.solved
-            );
+            if c.sub_packet > 0 {
+                eprintln!(
+                    "warning: fluid model: at {} of {} points subflows send less than one packet per round trip, where the \
+                     packet simulator's rates cannot follow the model (fluid/runs, column `warning`)",
+                    c.sub_packet, c.solved
+                );
+            }
         }
     }
     Ok(counts)
