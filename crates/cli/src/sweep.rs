@@ -306,7 +306,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(u64, u64, u64), String> {
     }
     prepare(&sweep, args)?;
     let counts = run_prepared(&sweep, args)?;
-    // The fluid side is deterministic and cheap: one shard computes it, the first.
+    // The fluid side is deterministic and has no replicates: one shard computes it, the first.
     if args.fluid && args.shard.is_none_or(|s| s.k == 1) {
         let started = std::time::Instant::now();
         let c = fluid_points(&sweep, &args.out, args.jobs, args.quiet)?;
