@@ -4,9 +4,9 @@
 //! `mean_cwnd_pkts`, `utilization`, `loss_rate`, …); columns the fluid model has no counterpart
 //! for (retransmissions, timeouts, queue lengths) are absent, and a few are its own:
 //! - `flows.parquet`: `flow`, `algorithm`, `subflows`, `goodput_bps` (delivered: Σ x_r(1 − p_r)),
-//!   `rate_pps` (sent, packets per second), `unique` (whether the split over subflows is
-//!   determined; when not, subflow windows and rates are null: seed 001 §3.2; null when the
-//!   check could not decide).
+//!   `rate_pps` (sent, packets per second), `unique` (false when two solves split a flow
+//!   differently, so its subflow windows and rates are null: seed 001 §3.2; true when they
+//!   agree, which a set of equilibria can also give; null when the check could not decide).
 //! - `subflows.parquet`: `flow`, `subflow`, `path`, `goodput_bps`, `mean_cwnd_pkts` (the
 //!   equilibrium window), `mean_srtt_s` (the RTT: propagation plus the standing queues'
 //!   delay), `path_loss` (1 − Π(1 − p_l)).

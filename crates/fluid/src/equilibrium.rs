@@ -9,7 +9,9 @@ use crate::solver::{self, Solution};
 /// Whether a flow's equilibrium split over its subflows is determined.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Uniqueness {
-    /// Both solves (see [`Options::check_uniqueness`]) found the same rates.
+    /// Both solves (see [`Options::check_uniqueness`]) found the same rates: what a unique
+    /// equilibrium gives, though two solves may also meet at one point of a set (README, "The
+    /// fluid model": a solver variant made 33 of Balia's 128 flows agree on the k = 8 FatTree).
     Unique,
     /// The two solves found different splits (or totals): the equilibria form a set (COUPLED
     /// on paths of equal loss, seed 001 §3.2) or are several (Balia as written, on identical
