@@ -9,6 +9,8 @@
 //! - `equipoise algorithms`: the window laws, as in `docs/algorithms.md`.
 //! - `equipoise sweep FILE`: many runs on all cores into one Parquet dataset ([`sweep`]), or a
 //!   Slurm job array of shards ([`slurm`]); `summarize` and `plot` read the dataset back.
+//! - `equipoise export ns2 FILE`: the scenario as an ns-2.35 script; `equipoise ns2 FILE` runs
+//!   it in ns-2 and writes the same tables as `run` from ns-2's results ([`ns2_run`]).
 //! - `equipoise report SWEEP…`: the paper's numbers and findings of a sweep's `[paper]` table
 //!   beside the dataset's, with computed verdicts ([`report`]).
 
@@ -17,6 +19,7 @@ mod captures;
 mod dataset;
 mod fluid_run;
 mod formula;
+mod ns2_run;
 mod output;
 mod plot;
 mod progress;
@@ -86,6 +89,20 @@ enum Command {
     Fluid {
         #[command(flatten)]
         scenario: ScenarioArgs,
+    },
+    /// Run the scenario in ns-2.35 (the `ns` program) and write the tables of `run` from its
+    /// results, with the script and ns-2's results file beside them (docs/validation.md).
+    Ns2 {
+        #[command(flatten)]
+        scenario: ScenarioArgs,
+        /// The `ns` program [default: `ns` on the PATH].
+        #[arg(long, value_name = "PATH")]
+        ns: Option<PathBuf>,
+    },
+    /// Write the scenario as a script for another simulator, to standard output.
+    Export {
+        #[command(subcommand)]
+        to: ExportTarget,
     },
     /// Print the window laws, their formulas, parameters and defaults (Markdown).
     Algorithms,
@@ -202,6 +219,20 @@ enum Command {
     },
 }
 
+/// The simulators `export` writes scripts for.
+#[derive(Subcommand)]
+enum ExportTarget {
+    /// An ns-2.35 Tcl script (`ns script.tcl [RESULTS-FILE]` runs it); what ns-2 lacks is an
+    /// error naming the key.
+    Ns2 {
+        /// The scenario file (TOML).
+        file: PathBuf,
+        /// Override a key of the scenario.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+    },
+}
+
 /// Prints `text` to standard output. A reader that went away (`equipoise … | head`) ends the
 /// program quietly instead of with a panic.
 fn emit(text: &str) {
@@ -240,6 +271,15 @@ pub fn quick_variant(file: &Path) -> Result<Vec<(String, String)>, String> {
     let pairs: &[(&str, &str)] =
         if aimd { &[("aimd.events", "100000"), ("aimd.warmup_events", "1000")] } else { &[("sim.duration", "10s"), ("sim.warmup", "2s")] };
     Ok(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
+}
+
+/// The `--set` pairs of a command on a scenario, after its `[quick]` settings with `--quick`.
+fn scenario_sets(file: &Path, sets: &[String], quick: bool) -> Result<Vec<(String, String)>, String> {
+    let mut sets = parse_sets(sets, None)?;
+    if quick {
+        sets.splice(0..0, quick_variant(file)?);
+    }
+    Ok(sets)
 }
 
 fn default_out(file: &Path) -> PathBuf {
@@ -310,10 +350,7 @@ fn run(
 
 /// `equipoise fluid`.
 fn run_fluid(file: &Path, out: Option<PathBuf>, sets: &[String], quick: bool, overwrite: bool, quiet: bool) -> Result<(), String> {
-    let mut sets = parse_sets(sets, None)?;
-    if quick {
-        sets.splice(0..0, quick_variant(file)?);
-    }
+    let sets = scenario_sets(file, sets, quick)?;
     let scenario = match topologies::load_experiment(file, &sets).map_err(|e| e.to_string())? {
         Experiment::Packet(s) => s,
         Experiment::Aimd(_) => return Err(format!("{}: an [aimd] scenario is a model already: use `equipoise run`", file.display())),
@@ -478,6 +515,13 @@ fn main() -> ExitCode {
             run_fluid(&file, out, &sets, quick, overwrite, quiet)
         }
         Command::Validate { file, sets } => validate(&file, &sets),
+        Command::Ns2 { scenario: ScenarioArgs { file, out, sets, quick, overwrite, quiet }, ns } => {
+            scenario_sets(&file, &sets, quick).and_then(|sets| ns2_run::ns2(&file, &sets, out, ns.as_deref(), overwrite, quiet))
+        }
+        Command::Export { to: ExportTarget::Ns2 { file, sets } } => parse_sets(&sets, None)
+            .and_then(|sets| ns2_run::load(&file, &sets))
+            .and_then(|s| s.ns2_script().map_err(|e| format!("ns-2 cannot run this scenario: {e}")))
+            .map(|script| emit(&script)),
         Command::Sweep {
             file,
             out,

@@ -96,12 +96,16 @@ pub fn render(out: &RunOutput, warmup_s: f64, wall_s: f64) -> String {
         let _ = writeln!(s, "… {} more links (all in links.parquet)", out.links.len() - MAX_ROWS);
     }
     let st = out.stats;
+    // A run of another simulator (ns-2) counts no events of ours.
+    let events = if st.events > 0 {
+        format!(" {} events ({} events/s),", count(st.events as f64), count(st.events as f64 / wall_s.max(1e-9)))
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         s,
-        "\n{} s simulated in {wall_s:.2} s wall: {} events ({} events/s), {} data packets delivered ({} /s)",
+        "\n{} s simulated in {wall_s:.2} s wall:{events} {} data packets delivered ({} /s)",
         st.simulated_s,
-        count(st.events as f64),
-        count(st.events as f64 / wall_s.max(1e-9)),
         count(st.data_delivered as f64),
         count(st.data_delivered as f64 / wall_s.max(1e-9)),
     );

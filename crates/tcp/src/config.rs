@@ -19,11 +19,17 @@ pub enum Recovery {
     /// `ssthresh/RecoverFS` segments per segment delivered, spread over the round trip, then
     /// slow-start reduction bound (PRR-SSRB) once the pipe is below ssthresh.
     Prr,
+    /// ns-2.35's `Agent/TCP/Sack1` (tcp-sack1.cc), with SACK: the window is ssthresh and
+    /// `pipe` is a counter, not the scoreboard's count: outstanding segments less three at the
+    /// third duplicate ACK, one less per ACK, two per partial ACK, one more per segment sent
+    /// after the first retransmission. Every hole below the highest SACKed segment is resent,
+    /// once.
+    Ns2,
 }
 
 impl Recovery {
     /// Every mode with its configuration name.
-    pub const NAMES: [(&'static str, Recovery); 2] = [("newreno", Recovery::NewReno), ("prr", Recovery::Prr)];
+    pub const NAMES: [(&'static str, Recovery); 3] = [("newreno", Recovery::NewReno), ("prr", Recovery::Prr), ("ns2", Recovery::Ns2)];
 }
 
 /// How the retransmission timeout follows the RTT estimate.
@@ -169,6 +175,9 @@ impl Profile {
                 // ns-2's initial ssthresh is its `window_`, 20 packets by default.
                 initial_ssthresh: 20.0,
                 growth: Growth::PerAck,
+                recovery: Recovery::Ns2,
+                whole_ssthresh: true,
+                lost_syn_resets_window: true,
                 sack: true,
                 handshake: true,
                 syn_size: 40,
@@ -265,7 +274,7 @@ const fn names<const N: usize, T: Copy>(table: [(&'static str, T); N]) -> [&'sta
     }
     out
 }
-const RECOVERY_NAMES: [&str; 2] = names(Recovery::NAMES);
+const RECOVERY_NAMES: [&str; 3] = names(Recovery::NAMES);
 const RTO_NAMES: [&str; 2] = names(RtoFormula::NAMES);
 const GROWTH_NAMES: [&str; 2] = names(Growth::NAMES);
 const FULL_ACK_NAMES: [&str; 2] = names(FullAck::NAMES);
@@ -348,6 +357,9 @@ settings! {
     growth: Growth, SettingKind::Choice(&GROWTH_NAMES), Growth::PerSegment;
     /// Smallest slow-start threshold after a loss, packets (RFC 5681: 2).
     min_ssthresh: f64, SettingKind::Packets, 2.0;
+    /// A loss rounds ssthresh down to whole packets (ns-2's `ssthresh_` is an int, tcp.cc
+    /// `slowdown`), so slow start after a timeout ends up to a packet earlier.
+    whole_ssthresh: bool, SettingKind::Bool, false;
     /// Acknowledge every second full segment instead of every segment (RFC 1122 §4.2.3.2).
     delayed_ack: bool, SettingKind::Bool, false;
     /// Longest a delayed acknowledgement waits (RFC 1122: at most 500 ms; Linux's minimum
@@ -387,6 +399,10 @@ settings! {
     handshake: bool, SettingKind::Bool, false;
     /// Size of the SYN and SYN-ACK on the wire, bytes (zero: the ACK size).
     syn_size: u32, SettingKind::Bytes, 0;
+    /// A lost SYN (its timer expired) leaves a window of one packet and sets ssthresh as a
+    /// loss of that window does (RFC 5681 §3.1's one-segment initial window; ns-2's
+    /// `TcpAgent::timeout` with `bugfix_ss_`, where ssthresh becomes 2).
+    lost_syn_resets_window: bool, SettingKind::Bool, false;
     /// Each data segment waits a random time, uniform in [0, jitter], before it enters the
     /// network, in order (ns-2's `overhead_`): the standard remedy for drop-tail phase effects.
     jitter: Time, SettingKind::Time, Time::ZERO;
@@ -401,6 +417,9 @@ impl TcpConfig {
     pub fn validate(&self) -> Result<(), ([&'static str; 2], String)> {
         if self.rack && !self.sack {
             return Err((["rack", "sack"], "RACK needs SACK: set sack = true, or rack = false".into()));
+        }
+        if self.recovery == Recovery::Ns2 && !self.sack {
+            return Err((["recovery", "sack"], "ns-2's Sack1 recovery needs SACK: set sack = true, or recovery = \"newreno\"".into()));
         }
         if self.tlp && !self.rack {
             return Err((["tlp", "rack"], "tail loss probes need RACK: set rack = true, or tlp = false".into()));

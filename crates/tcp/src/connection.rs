@@ -154,6 +154,8 @@ pub struct ConnectionSettings {
     pub delayed_ack_timeout: Time,
     /// The smallest ssthresh a loss may set, packets.
     pub min_ssthresh: f64,
+    /// Whether a loss rounds ssthresh down to whole packets.
+    pub whole_ssthresh: bool,
     /// The SYN's size on the wire, bytes (0: the ACK size).
     pub syn_size: u32,
     /// Whether the connection opens with a handshake.
@@ -166,6 +168,7 @@ impl ConnectionSettings {
         ConnectionSettings {
             delayed_ack_timeout: config.delayed_ack_timeout,
             min_ssthresh: config.min_ssthresh,
+            whole_ssthresh: config.whole_ssthresh,
             syn_size: config.syn_size,
             handshake: config.handshake,
         }

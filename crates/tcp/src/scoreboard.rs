@@ -252,6 +252,20 @@ impl Scoreboard {
         self.resend_hint = self.resend_hint.min(seq);
     }
 
+    /// ns-2.35's Sack1 in recovery (`ScoreBoardRQ::GetNextRetran`, scoreboard-rq.cc): every
+    /// segment below the highest SACKed one and not SACKed is resent, each once; marks them
+    /// lost, from where the marking last stopped.
+    pub fn mark_holes_below_highest_sacked(&mut self) {
+        if self.sacked == 0 {
+            return;
+        }
+        let boundary = self.highest_sacked[0];
+        for seq in self.dupthresh_upto.max(self.base)..boundary {
+            self.mark_lost(seq);
+        }
+        self.dupthresh_upto = self.dupthresh_upto.max(boundary);
+    }
+
     /// RFC 6675's IsLost: marks lost every segment with `DUP_THRESH` SACKed segments above
     /// it, not examined before. Inlined: called on every ACK of a SACK profile, and mostly
     /// returns at once (README, "Speed").
@@ -338,6 +352,17 @@ impl Scoreboard {
             }
             self.resent.pop_front();
         }
+    }
+
+    /// Forgets every SACK (ns-2's Sack1 clears its scoreboard on a timeout, tcp-sack1.cc
+    /// `timeout`): the segments count as outstanding again, to be resent in order.
+    pub fn forget_sacks(&mut self) {
+        for s in self.segments.iter_mut() {
+            s.flags &= !SACKED;
+        }
+        self.sacked = 0;
+        self.previous_blocks = [(0, 0); 3];
+        self.dupthresh_upto = self.base;
     }
 
     /// After a retransmission timeout: every segment not SACKed is lost (Linux's

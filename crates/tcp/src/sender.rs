@@ -82,9 +82,11 @@ pub trait Window {
     /// Growth for `newly` segments acknowledged outside recovery (one per ACK with
     /// `growth = "per-ack"`): slow start or the law's congestion avoidance.
     fn grow(&mut self, newly: u64);
-    /// A loss event: the law's decrease sets ssthresh, which is returned, with the flow's
-    /// relative throughput drop if every subflow has an RTT estimate.
-    fn reduce(&mut self) -> (f64, Option<f64>);
+    /// A loss event: the law's decrease sets ssthresh (at least `min_ssthresh`, rounded down
+    /// with `whole_ssthresh`). Returns ssthresh, the window less the decrease (neither floored
+    /// nor rounded: ns-2's `cwnd_` in recovery) and the flow's relative throughput drop if
+    /// every subflow has an RTT estimate.
+    fn reduce(&mut self) -> (f64, f64, Option<f64>);
     /// Tells the law whether the subflow is in fast recovery.
     fn set_recovering(&mut self, on: bool);
     /// A new RTT estimate: smoothed RTT and, if it is one, the new minimum, seconds.
@@ -231,6 +233,8 @@ pub struct SubflowSender {
     pub cwnd_since: Time,
     /// RFC 6937 counters of the current recovery episode (kept always, read only with PRR).
     pub prr: PrrState,
+    /// ns-2's `pipe_` in recovery (read only with [`Recovery::Ns2`]); signed, as ns-2's.
+    ns2_pipe: i64,
     /// TLP: the probe's episode ends when this is acknowledged (RFC 8985 `TLP.end_seq`).
     probe_end: Option<u64>,
     /// TLP: whether the probe resent a segment (its arrival then means a loss was repaired).
@@ -255,6 +259,7 @@ struct SenderSettings {
     timestamps: bool,
     granularity: Time,
     retransmit_restarts_timer: bool,
+    lost_syn_resets_window: bool,
 }
 
 impl SubflowSender {
@@ -280,6 +285,7 @@ impl SubflowSender {
             counters: SenderCounters::default(),
             cwnd_since: Time::ZERO,
             prr: PrrState::default(),
+            ns2_pipe: 0,
             probe_end: None,
             probe_resent: false,
             syn_resent: false,
@@ -295,6 +301,7 @@ impl SubflowSender {
                 timestamps: config.timestamps,
                 granularity: config.timer_granularity,
                 retransmit_restarts_timer: config.retransmit_restarts_timer,
+                lost_syn_resets_window: config.lost_syn_resets_window,
             },
         }
     }
@@ -326,9 +333,16 @@ impl SubflowSender {
     #[inline]
     pub fn pipe(&self) -> u64 {
         match &self.board {
+            Some(_) if self.ns2_recovery() => self.ns2_pipe.max(0) as u64,
             Some(b) => b.pipe(),
             None => self.in_flight(),
         }
+    }
+
+    /// Whether ns-2's recovery counts the pipe now.
+    #[inline]
+    fn ns2_recovery(&self) -> bool {
+        self.phase == Phase::Recovery && self.settings.recovery == Recovery::Ns2
     }
 
     /// Whether any sent data is unacknowledged.
@@ -367,12 +381,12 @@ impl SubflowSender {
     /// go-back-N or the scoreboard's next lost segment first, then new data.
     #[inline]
     pub fn next_send(&mut self, window: u64) -> Option<Send> {
-        let (in_flight, nxt) = (self.in_flight(), self.snd_nxt);
+        let (in_flight, nxt, pipe) = (self.in_flight(), self.snd_nxt, self.pipe());
         let next = match &mut self.board {
             None if in_flight >= window => return None,
             None if nxt < self.snd_max => return Some(Send::Retransmit(nxt)),
             None => Send::New,
-            Some(b) if b.pipe() >= window => return None,
+            Some(_) if pipe >= window => return None,
             Some(b) => b.next_to_resend().map_or(Send::New, Send::Retransmit),
         };
         // Before the handshake completes nothing is outstanding: nothing to resend either.
@@ -385,7 +399,7 @@ impl SubflowSender {
     pub fn room_for_new(&self, window: u64) -> bool {
         let room = match &self.board {
             None => self.snd_nxt == self.snd_max && self.in_flight() < window,
-            Some(b) => b.to_resend() == 0 && b.pipe() < window,
+            Some(b) => b.to_resend() == 0 && self.pipe() < window,
         };
         room && self.phase != Phase::SynSent
     }
@@ -405,6 +419,7 @@ impl SubflowSender {
         self.counters.retransmitted += retransmission as u64;
         if self.phase == Phase::Recovery {
             self.prr.out += 1;
+            self.ns2_pipe += 1;
         }
         if let Some(b) = &mut self.board {
             b.sent(seq, now);
@@ -426,6 +441,7 @@ impl SubflowSender {
         self.counters.sent += 1;
         if self.phase == Phase::Recovery {
             self.prr.out += 1;
+            self.ns2_pipe += 1;
         }
         if let Some(b) = &mut self.board {
             b.sent(self.snd_max, now);
@@ -538,6 +554,11 @@ impl SubflowSender {
         if self.phase == Phase::SynSent {
             self.rtt.back_off();
             self.syn_resent = true;
+            if self.settings.lost_syn_resets_window {
+                self.account(now, w);
+                self.loss_event(w);
+                w.set_cwnd(1.0);
+            }
             self.rto_deadline = Time::NEVER;
             return TimerOutcome::ResendSyn;
         }
@@ -568,7 +589,8 @@ impl SubflowSender {
         if self.phase == Phase::Recovery {
             if self.board.is_none() {
                 self.deflate(w);
-            } else {
+            } else if self.settings.recovery != Recovery::Ns2 {
+                // (ns-2's window in recovery is already the decreased one, unrounded.)
                 w.set_cwnd(w.ssthresh());
             }
             w.set_recovering(false);
@@ -578,18 +600,33 @@ impl SubflowSender {
         w.set_cwnd(1.0);
         match &mut self.board {
             None => self.snd_nxt = self.snd_una,
-            Some(b) => b.mark_all_lost(),
+            Some(b) => {
+                if self.settings.recovery == Recovery::Ns2 {
+                    b.forget_sacks();
+                }
+                b.mark_all_lost();
+            }
         }
     }
 
     /// The law's decrease for a loss event, with its relative drop recorded.
     fn loss_event<W: Window>(&mut self, w: &mut W) -> f64 {
-        let (ssthresh, drop) = w.reduce();
+        self.loss_event_windows(w).0
+    }
+
+    /// [`SubflowSender::loss_event`], returning the window less the law's decrease instead
+    /// (unfloored, unrounded).
+    fn decrease<W: Window>(&mut self, w: &mut W) -> f64 {
+        self.loss_event_windows(w).1
+    }
+
+    fn loss_event_windows<W: Window>(&mut self, w: &mut W) -> (f64, f64) {
+        let (ssthresh, decreased, drop) = w.reduce();
         if let Some(d) = drop {
             self.counters.relative_drop_sum += d;
             self.counters.relative_drops += 1;
         }
-        ssthresh
+        (ssthresh, decreased)
     }
 
     /// A tail loss probe went out at `now`; `resent` if it resent the last segment.
@@ -754,7 +791,7 @@ impl SubflowSender {
             self.account(now, w);
             match self.settings.recovery {
                 // RFC 6582 step 4: inflate by one segment per further duplicate.
-                Recovery::NewReno => w.set_cwnd(w.cwnd() + 1.0),
+                Recovery::NewReno | Recovery::Ns2 => w.set_cwnd(w.cwnd() + 1.0),
                 Recovery::Prr => self.prr_window(1, 0, w),
             }
             send
@@ -771,7 +808,7 @@ impl SubflowSender {
             // receiver's out-of-order holdings.
             self.prr = PrrState { delivered: 0, out: 0, recover_fs: self.in_flight(), sacked: 3 };
             match self.settings.recovery {
-                Recovery::NewReno => w.set_cwnd(ssthresh + 3.0),
+                Recovery::NewReno | Recovery::Ns2 => w.set_cwnd(ssthresh + 3.0),
                 Recovery::Prr => self.prr_window(1, 1, w),
             }
             AckOutcome::Retransmit(self.snd_una, TimerAction::Keep)
@@ -796,7 +833,10 @@ impl SubflowSender {
         let min_rtt = self.rtt.min_rtt().unwrap_or(Time::ZERO);
         let board = self.board.as_mut().expect("SACK");
         let mut delivered = board.acked_to(ack.next, now, min_rtt);
-        if ack.sack[0].1 != 0 {
+        // ns-2 goes back N after a timeout, its SACK information forgotten, and takes no
+        // fast retransmit before the ACK passes what was sent then (tcp-sack1.cc).
+        let ns2_loss = self.phase == Phase::Loss && self.settings.recovery == Recovery::Ns2;
+        if ack.sack[0].1 != 0 && !ns2_loss {
             board.sack(ack.blocks(), now, min_rtt, &mut delivered);
         }
         board.mark_dupthresh_losses();
@@ -838,14 +878,23 @@ impl SubflowSender {
             Phase::Recovery if self.recover.is_some_and(|r| ack.next > r) => {
                 self.phase = Phase::Open;
                 w.set_recovering(false);
-                w.set_cwnd(w.ssthresh());
+                // ns-2 keeps the window its recovery began with (unrounded; ssthresh may be
+                // rounded down).
+                if self.settings.recovery != Recovery::Ns2 {
+                    w.set_cwnd(w.ssthresh());
+                }
             }
             Phase::Recovery => match self.settings.recovery {
                 Recovery::Prr => self.prr_window(delivered.segments, 0, w),
                 Recovery::NewReno => w.set_cwnd(w.ssthresh()),
+                Recovery::Ns2 => {
+                    // tcp-sack1.cc: one less per ACK, one more for a partial ACK.
+                    self.ns2_pipe -= 1 + advanced as i64;
+                    self.board.as_deref_mut().expect("SACK").mark_holes_below_highest_sacked();
+                }
             },
             Phase::Loss | Phase::Open | Phase::SynSent => {
-                if self.phase == Phase::Loss && self.recover.is_some_and(|r| ack.next > r) {
+                if self.phase == Phase::Loss && self.recover.is_some_and(|r| ack.next > r + ns2_loss as u64) {
                     self.phase = Phase::Open;
                 }
                 if self.phase == Phase::Open && self.enter_recovery_if_lost(w, now) {
@@ -900,7 +949,7 @@ impl SubflowSender {
         self.recover = Some(self.snd_max - 1);
         self.counters.fast_retransmits += 1;
         self.account(now, w);
-        self.loss_event(w);
+        let decreased = self.decrease(w);
         self.phase = Phase::Recovery;
         w.set_recovering(true);
         self.prr = PrrState { delivered: 0, out: 0, recover_fs: pipe, sacked: 0 };
@@ -908,6 +957,15 @@ impl SubflowSender {
             // The first retransmission goes out whatever the window (RFC 6675 step 4.3).
             Recovery::Prr => self.prr_window(0, 1, w),
             Recovery::NewReno => w.set_cwnd(w.ssthresh()),
+            Recovery::Ns2 => {
+                // tcp.cc `slowdown`: cwnd_ is the window less the decrease, below
+                // min_ssthresh too; ssthresh_, an int of at least 2, is rounded down.
+                w.set_cwnd(decreased);
+                // tcp-sack1.cc: `pipe_ = maxseq_ - highest_ack_ - 3`, and the first
+                // retransmission is not counted in it (the send below adds one).
+                self.ns2_pipe = (self.snd_max - self.snd_una) as i64 - 3 - 1;
+                self.board.as_deref_mut().expect("SACK").mark_holes_below_highest_sacked();
+            }
         }
     }
 }

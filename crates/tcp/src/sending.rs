@@ -18,6 +18,7 @@ struct Law<'a> {
     states: &'a mut [SubflowState],
     r: usize,
     min_ssthresh: f64,
+    whole_ssthresh: bool,
 }
 
 impl Window for Law<'_> {
@@ -53,7 +54,7 @@ impl Window for Law<'_> {
         }
     }
 
-    fn reduce(&mut self) -> (f64, Option<f64>) {
+    fn reduce(&mut self) -> (f64, f64, Option<f64>) {
         let r = self.r;
         self.cc.on_loss(self.states, r);
         let decrease = self.cc.decrease(self.states, r);
@@ -61,9 +62,10 @@ impl Window for Law<'_> {
         let rate: f64 = self.states.iter().map(|s| if s.srtt > 0.0 { s.cwnd / s.srtt } else { f64::NAN }).sum();
         let drop = (rate > 0.0).then(|| decrease / self.states[r].srtt / rate);
         let st = &mut self.states[r];
-        st.ssthresh = (st.cwnd - decrease).max(self.min_ssthresh);
+        let decreased = st.cwnd - decrease;
+        st.ssthresh = if self.whole_ssthresh { decreased.floor() } else { decreased }.max(self.min_ssthresh);
         st.record_loss();
-        (st.ssthresh, drop)
+        (st.ssthresh, decreased, drop)
     }
 
     fn set_recovering(&mut self, on: bool) {
@@ -90,7 +92,13 @@ macro_rules! with_sender {
     ($conn:expr, $r:expr, |$s:ident, $w:ident| $body:expr) => {{
         let c = &mut *$conn;
         let $s = &mut c.senders[$r];
-        let mut law = Law { cc: c.cc.as_mut(), states: &mut c.states, r: $r, min_ssthresh: c.config.min_ssthresh };
+        let mut law = Law {
+            cc: c.cc.as_mut(),
+            states: &mut c.states,
+            r: $r,
+            min_ssthresh: c.config.min_ssthresh,
+            whole_ssthresh: c.config.whole_ssthresh,
+        };
         let $w = &mut law;
         $body
     }};

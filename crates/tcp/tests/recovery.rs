@@ -25,9 +25,9 @@ impl Window for Reno {
     fn grow(&mut self, newly: u64) {
         self.cwnd += if self.cwnd < self.ssthresh { newly.min(2) as f64 } else { newly as f64 / self.cwnd };
     }
-    fn reduce(&mut self) -> (f64, Option<f64>) {
+    fn reduce(&mut self) -> (f64, f64, Option<f64>) {
         self.ssthresh = (self.cwnd / 2.0).max(2.0);
-        (self.ssthresh, None)
+        (self.ssthresh, self.cwnd / 2.0, None)
     }
     fn set_recovering(&mut self, _: bool) {}
     fn rtt_sampled(&mut self, _: f64, _: Option<f64>) {}

@@ -5,6 +5,7 @@
 
 pub mod capture;
 pub mod fluid;
+pub mod ns2;
 pub mod packet;
 
 use mptcp_cc::{Algorithm, ParamValue};

@@ -1,0 +1,120 @@
+//! `equipoise export ns2` and `equipoise ns2`: a scenario as an ns-2.35 script, and that
+//! script run by ns-2 with its results read back into the tables of `equipoise run`
+//! (`equipoise.source = "ns2"` in their metadata).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use topologies::{Experiment, Scenario};
+
+/// The scenario of `file` with `sets` applied; an AIMD model has no network to export.
+pub fn load(file: &Path, sets: &[(String, String)]) -> Result<Scenario, String> {
+    match topologies::load_experiment(file, sets).map_err(|e| e.to_string())? {
+        Experiment::Packet(s) => Ok(s),
+        Experiment::Aimd(_) => Err(format!("{}: an [aimd] scenario is a model, not a network: ns-2 has nothing to run", file.display())),
+    }
+}
+
+/// The `ns` program to run: `given`, else `ns` on the `PATH`.
+fn ns_program(given: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(p) = given {
+        return if p.is_file() { Ok(p.to_path_buf()) } else { Err(format!("--ns {}: no such file", p.display())) };
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path).map(|d| d.join("ns")).find(|p| p.is_file()).ok_or_else(|| {
+        "ns-2's `ns` program is not on the PATH: install ns-2.35 (Debian and Ubuntu: `apt-get install ns2`) or give --ns PATH".to_string()
+    })
+}
+
+/// A scratch directory removed when dropped, whatever happened.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Result<Scratch, String> {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!("equipoise-ns2-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make the scratch directory {}: {e}", dir.display()))?;
+        Ok(Scratch(dir))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// What one ns-2 run of a scenario gave.
+pub struct Ns2Run {
+    /// The script that ran.
+    pub script: String,
+    /// The results file it wrote.
+    pub results: String,
+    /// Wall-clock time of ns-2, seconds.
+    pub wall_s: f64,
+}
+
+/// Writes `scenario`'s script, runs `ns` on it in a scratch directory and returns the script
+/// and its results file; an error shows ns-2's own message.
+pub fn run_ns2(scenario: &Scenario, ns: Option<&Path>) -> Result<Ns2Run, String> {
+    let script = scenario.ns2_script().map_err(|e| format!("ns-2 cannot run this scenario: {e}"))?;
+    let program = ns_program(ns)?;
+    let scratch = Scratch::new()?;
+    let (tcl, results) = (scratch.0.join("run.tcl"), scratch.0.join("results.txt"));
+    std::fs::write(&tcl, &script).map_err(|e| format!("cannot write {}: {e}", tcl.display()))?;
+    let started = Instant::now();
+    let out = Command::new(&program)
+        .arg(&tcl)
+        .arg(&results)
+        .current_dir(&scratch.0)
+        .output()
+        .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
+    let wall_s = started.elapsed().as_secs_f64();
+    let said = |bytes: &[u8]| String::from_utf8_lossy(bytes).trim().to_string();
+    if !out.status.success() {
+        let message = [said(&out.stderr), said(&out.stdout)].into_iter().filter(|s| !s.is_empty()).collect::<Vec<_>>().join("\n");
+        return Err(format!("{} failed ({}):\n{message}", program.display(), out.status));
+    }
+    let results = std::fs::read_to_string(&results).map_err(|e| format!("ns-2 wrote no results ({e}); it said:\n{}", said(&out.stderr)))?;
+    Ok(Ns2Run { script, results, wall_s })
+}
+
+/// `equipoise ns2`: runs the scenario in ns-2 and writes the tables of a run, with the script
+/// and ns-2's results file beside them.
+pub fn ns2(
+    file: &Path,
+    sets: &[(String, String)],
+    out: Option<PathBuf>,
+    ns: Option<&Path>,
+    overwrite: bool,
+    quiet: bool,
+) -> Result<(), String> {
+    let scenario = load(file, sets)?;
+    let dir = out.unwrap_or_else(|| crate::suffixed(crate::default_out(file), "-ns2"));
+    let target = crate::output::prepare(&dir, overwrite)?;
+    if !quiet {
+        eprintln!("running {} in ns-2 …", file.display());
+    }
+    let run = run_ns2(&scenario, ns)?;
+    let read = scenario.read_ns2_results(&run.results).map_err(|e| format!("{}: ns-2's results: {e}", file.display()))?;
+    let metrics = scenario.metrics(&read.output);
+    let mut provenance = crate::tables::Provenance {
+        source: "ns2",
+        ..crate::tables::Provenance::packet(file.display().to_string(), scenario.text.clone(), scenario.sim.seed)
+    };
+    provenance.notes.push(("ns2.unmeasured".into(), read.unmeasured.join(", ")));
+    let extra = vec![("ns2-script.tcl".to_string(), run.script.into_bytes()), ("ns2-results.txt".to_string(), run.results.into_bytes())];
+    let written = crate::tables::write_run(&dir, target, &read.output, &metrics, &provenance, extra)?;
+    if !quiet {
+        let name = scenario.meta.name.as_deref().unwrap_or("scenario");
+        crate::emit(&format!("{name} ({}), in ns-2.35\n\n", file.display()));
+        crate::emit(&crate::summary::render(&read.output, scenario.sim.warmup.as_secs_f64(), run.wall_s));
+        crate::emit(&crate::summary::render_metrics(&metrics));
+        crate::emit(&format!("not measured by ns-2 (NaN or 0): {}\n", read.unmeasured.join(", ")));
+        let names: Vec<String> = written.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
+        crate::emit(&format!("tables in {}/: {}\n", dir.display(), names.join(", ")));
+    }
+    Ok(())
+}

@@ -1,0 +1,295 @@
+//! The `ns2-sack` profile beside ns-2.35 itself: each scenario here runs in equipoise and, by
+//! the script of `Scenario::ns2_script`, in ns-2 (the `ns` program), and the drops on the
+//! bottleneck are compared packet by packet (the same packets, flow and sequence number, in
+//! the same order, at the same times within one packet's serialization time), then what each
+//! flow delivered and what the link carried. docs/validation.md has the tables these tests
+//! print and the mechanisms behind every difference.
+//!
+//! Exact timing: with a rate and delays that are whole multiples of 2^-10 s (a 1040-byte
+//! packet in 2^-10 s at 8 519 680 b/s), ns-2's double-precision clock is exact, as equipoise's
+//! integer picoseconds are, and the two agree drop for drop. With decimal timing (10 Mb/s,
+//! 60 ms) ns-2's clock rounds, and where a packet's arrival and another's departure fall on
+//! one instant, which drop-tail links clocked by ACKs make common, the rounding decides which
+//! comes first: the runs part there (`decimal_timing_parts_only_at_ties`).
+
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+use topologies::Scenario;
+use topologies::build::ns2::Ns2Drop;
+use topologies::model::CaptureModel;
+
+/// Whether `ns` can run; under CI (`CI` set) its absence is a failure, elsewhere a skip said
+/// on standard error.
+fn have_ns(test: &str) -> bool {
+    match Command::new("ns").arg("-version").output() {
+        Ok(_) => true,
+        Err(_) if std::env::var_os("CI").is_some() => {
+            panic!("{test}: ns-2's `ns` is not installed: CI must have it (.ci/run installs Debian's ns2 package)")
+        }
+        Err(_) => {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: ns-2's `ns` is not installed (apt-get install ns2)");
+            false
+        }
+    }
+}
+
+/// A drop seen by both simulators: time, flow index, ns-2's sequence number.
+type Seen = (f64, usize, u64);
+
+/// The drops on link 0 in equipoise, as ns-2 numbers packets (the SYN is packet 0).
+fn equipoise_drops(scenario: &Scenario) -> (Vec<Seen>, tcp::RunOutput) {
+    let mut s = scenario.clone();
+    s.captures.push(CaptureModel {
+        key: "capture".into(),
+        links: vec![s.links[0].name.clone()],
+        flows: None,
+        from: sim_core::Time::ZERO,
+        // Long enough for the drops compared; a capture's size is bounded.
+        until: Some(s.sim.duration.min(sim_core::Time::from_secs(200))),
+    });
+    let mut sim = s.build().expect("the scenario builds");
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    struct Sink(Arc<Mutex<Vec<Seen>>>, u64);
+    impl tcp::CaptureSink for Sink {
+        fn write(&mut self, _: usize, seg: &capture::Segment) {
+            if seg.dropped && !seg.from_receiver {
+                // Segment n starts at byte 1 + n·mss; ns-2's data packets count from 1, after
+                // the SYN, its packet 0.
+                let seqno = if seg.syn { 0 } else { (seg.seq - 1) / self.1 + 1 };
+                self.0.lock().unwrap().push((seg.time_ps as f64 * 1e-12, seg.flow as usize, seqno));
+            }
+        }
+    }
+    sim.set_capture_sink(Box::new(Sink(seen.clone(), u64::from(s.sim.mss))));
+    let out = sim.run();
+    let drops = seen.lock().unwrap().clone();
+    (drops, out)
+}
+
+/// ns-2's run of `scenario`: its drops on link 0, the times packets began service there
+/// (from a full trace of that link, which only this test asks for), and its results.
+struct Ns2Side {
+    drops: Vec<Seen>,
+    departures: Vec<f64>,
+    results: topologies::build::ns2::Ns2Results,
+}
+
+fn ns2_run(scenario: &Scenario, name: &str) -> Ns2Side {
+    let dir = std::env::temp_dir().join(format!("equipoise-ns2-test-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = scenario.ns2_script().expect("ns-2 can run it");
+    // Link 0 joins nodes 0 and 1 (its ends are numbered first).
+    let script = script.replacen("\n$ns at ", "\n$ns trace-queue $node(0) $node(1) [open link0.tr w]\n$ns at ", 1);
+    std::fs::write(dir.join("run.tcl"), script).unwrap();
+    let out = Command::new("ns").arg("run.tcl").arg("results.txt").current_dir(&dir).output().expect("ns runs");
+    assert!(out.status.success(), "ns failed: {}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(dir.join("results.txt")).unwrap();
+    let trace = std::fs::read_to_string(dir.join("link0.tr")).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let results = scenario.read_ns2_results(&text).expect("the results read back");
+    let drops = results.drops.iter().filter(|d: &&Ns2Drop| d.link == 0).map(|d| (d.time, d.flow, d.seqno)).collect();
+    let departures = trace.lines().filter(|l| l.starts_with("- ")).filter_map(|l| l.split(' ').nth(1)?.parse().ok()).collect();
+    Ns2Side { drops, departures, results }
+}
+
+fn scenario(text: &str) -> Scenario {
+    topologies::load_text("ns2-test.toml", text, &[]).expect("a valid scenario")
+}
+
+/// `flows` TCP flows straight into one link of `rate` and `buffer` packets, one way `delay`,
+/// starting `gap` apart.
+fn one_link(flows: usize, rate: &str, buffer: u32, delay: &str, gap_ms: f64, seconds: u32) -> String {
+    let mut t = format!(
+        "[sim]\nduration = \"{seconds}s\"\nwarmup = \"0s\"\nmss = \"1040B\"\n[tcp]\nprofile = \"ns2-sack\"\n\
+         [[link]]\nname = \"bottleneck\"\nrate = \"{rate}\"\ndelay = \"{delay}\"\nbuffer = \"{buffer}pkt\"\n"
+    );
+    for i in 0..flows {
+        t += &format!(
+            "[[flow]]\nname = \"f{i}\"\ncc = \"reno\"\npaths = [[\"bottleneck\"]]\nstart = \"{}ms\"\nreceive_buffer = \"1000pkt\"\n",
+            gap_ms * i as f64
+        );
+    }
+    t
+}
+
+/// The rate at which a 1040-byte packet takes 2^-10 s: with delays in 2^-10 s, every instant of
+/// either simulator is exact in a double.
+const EXACT_RATE: &str = "8519680bps";
+
+/// `ms` rounded to a multiple of 2^-10 s, as a time in milliseconds.
+fn exact_ms(ms: f64) -> f64 {
+    (ms * 1.024).round() / 1.024
+}
+
+/// How far the two drop sequences agree: the number of leading drops that are the same packet
+/// within `tolerance` seconds.
+fn agreeing_prefix(ours: &[Seen], theirs: &[Seen], tolerance: f64) -> usize {
+    ours.iter().zip(theirs).take_while(|(a, b)| a.1 == b.1 && a.2 == b.2 && (a.0 - b.0).abs() <= tolerance).count()
+}
+
+/// The first drops compared, as the validation page states them.
+const COMPARED: usize = 200;
+
+/// Serialization time of a 1040-byte packet at `bps`, seconds: the tolerance on drop times.
+fn serialization(bps: f64) -> f64 {
+    1040.0 * 8.0 / bps
+}
+
+/// The single-bottleneck cases: flows, buffer (packets), round trip (ms).
+const CASES: [(usize, u32, f64); 6] = [(1, 10, 60.0), (2, 20, 120.0), (2, 8, 20.0), (4, 50, 240.0), (4, 5, 40.0), (4, 15, 120.0)];
+
+#[test]
+fn exact_timing_drops_the_same_packets_as_ns2() {
+    if !have_ns("exact_timing_drops_the_same_packets_as_ns2") {
+        return;
+    }
+    for (flows, buffer, rtt) in CASES {
+        let delay = format!("{}ms", exact_ms(rtt / 2.0));
+        let s = scenario(&one_link(flows, EXACT_RATE, buffer, &delay, exact_ms(137.0), 60));
+        let (ours, out) = equipoise_drops(&s);
+        let theirs = ns2_run(&s, &format!("exact-{flows}-{buffer}-{rtt}"));
+        let label = format!("{flows} flows, {buffer} packets, {rtt} ms");
+        let compared = COMPARED.min(ours.len().max(theirs.drops.len()));
+        let agree = agreeing_prefix(&ours, &theirs.drops, serialization(8_519_680.0));
+        eprintln!("exact timing, {label}: {} / {} drops (equipoise / ns-2), the first {agree} agree", ours.len(), theirs.drops.len());
+        assert!(agree >= compared, "{label}: drop {agree} differs: {:?} against ns-2's {:?}", ours.get(agree), theirs.drops.get(agree));
+        for (f, (a, b)) in out.flows.iter().zip(&theirs.results.output.flows).enumerate() {
+            let gap = (a.bytes_delivered as f64 - b.bytes_delivered as f64).abs() / b.bytes_delivered as f64;
+            eprintln!("  flow {f}: delivered {} / {} bytes", a.bytes_delivered, b.bytes_delivered);
+            assert!(gap <= 0.005, "{label}: flow {f} delivered {} bytes, ns-2 {}", a.bytes_delivered, b.bytes_delivered);
+        }
+    }
+}
+
+#[test]
+fn decimal_timing_parts_only_at_ties() {
+    if !have_ns("decimal_timing_parts_only_at_ties") {
+        return;
+    }
+    for (flows, buffer, rtt) in CASES {
+        let s = scenario(&one_link(flows, "10Mbps", buffer, &format!("{}ms", rtt / 2.0), 137.0, 60));
+        let (ours, _) = equipoise_drops(&s);
+        let theirs = ns2_run(&s, &format!("decimal-{flows}-{buffer}-{rtt}"));
+        let label = format!("{flows} flows, {buffer} packets, {rtt} ms");
+        let compared = COMPARED.min(ours.len().max(theirs.drops.len()));
+        let agree = agreeing_prefix(&ours, &theirs.drops, serialization(10e6)).min(compared);
+        eprintln!(
+            "10 Mb/s, {label}: {} / {} drops (equipoise / ns-2), the first {agree} of {compared} agree",
+            ours.len(),
+            theirs.drops.len()
+        );
+        if agree < compared {
+            // ns-2 began a packet's service at the instant of the differing drop (to its
+            // trace's microsecond): an arrival and a departure at one time.
+            let t = theirs.drops[agree].0;
+            let tie = theirs.departures.iter().any(|d| (d - t).abs() <= 2e-6);
+            assert!(
+                tie,
+                "{label}: drop {agree} differs away from a tie: {:?} against ns-2's {:?}",
+                ours.get(agree),
+                theirs.drops.get(agree)
+            );
+        }
+    }
+}
+
+/// One point of seed 004's ns-2 validation in both simulators: (utilization, per-flow
+/// goodputs) of equipoise and of ns-2.
+fn seed004_point(file: &str, sets: &[(&str, String)]) -> ((f64, Vec<f64>), (f64, Vec<f64>)) {
+    let sets: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    let s = topologies::load(std::path::Path::new(file), &sets).expect("the scenario loads");
+    let ours = s.build().expect("it builds").run();
+    let name: String = sets.iter().map(|(_, v)| v.replace(['/', ' ', '"', '{', '}', '[', ']', ','], "")).collect::<Vec<_>>().join("-");
+    let theirs = ns2_run(&s, &name).results.output;
+    let side = |o: &tcp::RunOutput| (o.links[0].utilization, o.flows.iter().map(|f| f.goodput_bps).collect::<Vec<_>>());
+    (side(&ours), side(&theirs))
+}
+
+/// The largest relative difference of per-flow goodputs.
+fn worst_goodput_gap(ours: &[f64], theirs: &[f64]) -> f64 {
+    ours.iter().zip(theirs).map(|(a, b)| (a - b).abs() / b).fold(0.0, f64::max)
+}
+
+const DROPTAIL: &str = "../../scenarios/parallel-droptail.toml";
+const RED: &str = "../../scenarios/parallel-red.toml";
+const CONNECTIONS: [u32; 7] = [1, 2, 3, 4, 6, 8, 10];
+
+/// Theorem 1 of seed 004: the utilization the paper's Fig. 7 draws as its line.
+fn theorem1(n: u32) -> f64 {
+    1.0 - 1.0 / (1.0 + 3.0 * n as f64)
+}
+
+#[test]
+fn seed004_utilization_matches_ns2_at_every_point() {
+    if !have_ns("seed004_utilization_matches_ns2_at_every_point") {
+        return;
+    }
+    let mut beyond = Vec::new();
+    eprintln!("| queue | N | Theorem 1 | ns-2.35 | equipoise | difference | largest per-flow goodput difference |");
+    eprintln!("|---|---|---|---|---|---|---|");
+    let points = ["5pkt", "10pkt", "15pkt", "20pkt"].into_iter().map(|b| (DROPTAIL, b)).chain([(RED, "20pkt")]);
+    for (file, buffer) in points {
+        for n in CONNECTIONS {
+            let ((u, g), (u2, g2)) = seed004_point(file, &[("link.bottleneck.buffer", buffer.into()), ("flow.par.count", n.to_string())]);
+            let queue = if file == RED { "RED" } else { "drop-tail" };
+            eprintln!(
+                "| {queue} {buffer} | {n} | {:.4} | {u2:.4} | {u:.4} | {:+.4} | {:.1} % |",
+                theorem1(n),
+                u - u2,
+                100.0 * worst_goodput_gap(&g, &g2)
+            );
+            if (u - u2).abs() > 0.02 {
+                beyond.push(format!("{queue} {buffer} N={n}: {u:.4} against {u2:.4}"));
+            }
+        }
+    }
+    assert!(beyond.is_empty(), "utilization beyond 0.02 of ns-2's: {beyond:?}");
+}
+
+#[test]
+fn seed004_with_exact_timing_matches_ns2_flow_by_flow() {
+    if !have_ns("seed004_with_exact_timing_matches_ns2_flow_by_flow") {
+        return;
+    }
+    // Fig. 7's network with a rate and delay of whole multiples of 2^-10 s, and start times
+    // on that grid too (the file draws them to the picosecond).
+    let mut beyond = Vec::new();
+    for buffer in ["5pkt", "10pkt", "15pkt", "20pkt"] {
+        for n in CONNECTIONS {
+            let starts: Vec<String> = (0..n).map(|i| format!("{}ms", exact_ms(f64::from((i * 1237) % 4000)))).collect();
+            let mut text = std::fs::read_to_string(DROPTAIL).unwrap();
+            text = text.replace("start = { uniform = [\"0s\", \"4s\"] }", "start = \"0s\"");
+            let mut sets = vec![
+                ("link.bottleneck.buffer", buffer.to_string()),
+                ("flow.par.count", n.to_string()),
+                ("link.bottleneck.rate", EXACT_RATE.to_string()),
+                ("link.bottleneck.delay", format!("{}ms", exact_ms(60.0))),
+            ];
+            let file = std::env::temp_dir().join(format!("equipoise-ns2-exact-{}.toml", std::process::id()));
+            // Each connection its own start: one [[flow]] per connection.
+            let flows: String = starts
+                .iter()
+                .enumerate()
+                .map(|(i, s)| format!("[[flow]]\nname = \"par{i}\"\ncc = \"reno\"\npaths = [[\"bottleneck\"]]\nstart = \"{s}\"\nreceive_buffer = \"20000pkt\"\n"))
+                .collect();
+            let cut = text.find("[[flow]]").expect("the file has a flow table");
+            text.truncate(cut);
+            text.push_str(&flows);
+            std::fs::write(&file, text).unwrap();
+            sets.retain(|(k, _)| *k != "flow.par.count");
+            let ((u, g), (u2, g2)) = seed004_point(file.to_str().unwrap(), &sets);
+            let _ = std::fs::remove_file(&file);
+            let gap = worst_goodput_gap(&g, &g2);
+            eprintln!(
+                "exact timing, drop-tail {buffer}, N = {n}: utilization {u:.4} / ns-2 {u2:.4}, largest per-flow goodput difference {:.2} %",
+                100.0 * gap
+            );
+            if (u - u2).abs() > 0.02 || gap > 0.03 {
+                beyond.push(format!("{buffer} N={n}"));
+            }
+        }
+    }
+    assert!(beyond.is_empty(), "beyond 0.02 of utilization or 3 % of a flow's goodput: {beyond:?}");
+}
