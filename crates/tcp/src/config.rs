@@ -43,11 +43,19 @@ pub enum RtoFormula {
     /// (`mdev_max`). The floor acts on the variance term: the timeout is never less than
     /// `min_rto` above SRTT, however large SRTT is.
     Linux,
+    /// ns-2.35's `TcpAgent` (tcp.cc `rtt_update`, `rtt_timeout`, `rtt_backoff`): one timed
+    /// segment per round trip, measured in whole ticks of `rtt_tick`; SRTT and RTTVAR in
+    /// fixed point (eighths and quarters of a tick); RTO = SRTT + 4·RTTVAR in whole ticks,
+    /// floored at `min_rto` before the backoff, at least two ticks. The backoff ends only when
+    /// a timed segment is acknowledged (or, in Sack1's recovery, on a partial ACK), and past 8
+    /// it folds SRTT into RTTVAR.
+    Ns2,
 }
 
 impl RtoFormula {
     /// Every formula with its configuration name.
-    pub const NAMES: [(&'static str, RtoFormula); 2] = [("rfc6298", RtoFormula::Rfc6298), ("linux", RtoFormula::Linux)];
+    pub const NAMES: [(&'static str, RtoFormula); 3] =
+        [("rfc6298", RtoFormula::Rfc6298), ("linux", RtoFormula::Linux), ("ns2", RtoFormula::Ns2)];
 }
 
 /// The window after a full ACK ends NewReno's fast recovery (RFC 6582 §3.2 step 3).
@@ -275,7 +283,7 @@ const fn names<const N: usize, T: Copy>(table: [(&'static str, T); N]) -> [&'sta
     out
 }
 const RECOVERY_NAMES: [&str; 3] = names(Recovery::NAMES);
-const RTO_NAMES: [&str; 2] = names(RtoFormula::NAMES);
+const RTO_NAMES: [&str; 3] = names(RtoFormula::NAMES);
 const GROWTH_NAMES: [&str; 2] = names(Growth::NAMES);
 const FULL_ACK_NAMES: [&str; 2] = names(FullAck::NAMES);
 const PARTIAL_ACK_NAMES: [&str; 2] = names(PartialAckTimer::NAMES);
@@ -346,6 +354,9 @@ settings! {
     initial_rto: Time, SettingKind::Time, Time::from_secs(1);
     /// How the timeout follows the RTT estimate.
     rto_formula: RtoFormula, SettingKind::Choice(&RTO_NAMES), RtoFormula::Rfc6298;
+    /// With `rto_formula = "ns2"`: the clock its RTT measurements count (ns-2's `tcpTick_`,
+    /// which `equipoise export ns2` writes whatever the formula).
+    rtt_tick: Time, SettingKind::Time, Time::from_ms(10);
     /// Timers are checked only at multiples of this (htsim scans its timers every 10 ms); zero:
     /// exactly when due.
     timer_granularity: Time, SettingKind::Time, Time::ZERO;
@@ -426,7 +437,9 @@ impl TcpConfig {
         }
         // Zero timeouts would fire at the instant they are armed, forever; a window of a
         // million packets is beyond any link this simulator is meant for, and sizes memory.
-        for (key, value) in [("initial_rto", self.initial_rto), ("min_rto", self.min_rto), ("max_rto", self.max_rto)] {
+        for (key, value) in
+            [("initial_rto", self.initial_rto), ("min_rto", self.min_rto), ("max_rto", self.max_rto), ("rtt_tick", self.rtt_tick)]
+        {
             if value < Time::from_us(1) {
                 return Err(([key, key], format!("must be at least 1us, got {value}")));
             }

@@ -1,4 +1,4 @@
-//! The retransmission timer's estimator: RFC 6298, or Linux's variant of it.
+//! The retransmission timer's estimator: RFC 6298, Linux's variant of it, or ns-2's.
 
 use sim_core::Time;
 
@@ -24,11 +24,26 @@ pub struct RttEstimator {
     round_end: u64,
     /// `rto · 2^backoff` capped at `max_rto`, kept current because it is read on every ACK.
     timeout: Time,
+    /// ns-2: its estimator's state.
+    ns2: Ns2Timer,
+}
+
+/// ns-2.35's `TcpAgent` timer state (tcp.cc): SRTT in eighths of a tick, RTTVAR in quarters,
+/// the backoff multiplier and the tick.
+#[derive(Clone, Copy, Debug)]
+struct Ns2Timer {
+    tick: Time,
+    /// `t_srtt_`: 0 before the first sample and after a long backoff.
+    srtt: i32,
+    /// `t_rttvar_`.
+    rttvar: i32,
+    /// `t_backoff_`: 1, 2, 4, … 64.
+    backoff: u32,
 }
 
 impl RttEstimator {
     /// An estimator before any sample: RTO is `initial_rto` (RFC 6298 (2.1)).
-    pub fn new(initial_rto: Time, min_rto: Time, max_rto: Time, formula: RtoFormula) -> Self {
+    pub fn new(initial_rto: Time, min_rto: Time, max_rto: Time, formula: RtoFormula, tick: Time) -> Self {
         RttEstimator {
             srtt: None,
             rttvar: Time::ZERO,
@@ -42,21 +57,86 @@ impl RttEstimator {
             linux_rttvar: Time::ZERO,
             round_end: 0,
             timeout: initial_rto.min(max_rto),
+            ns2: Ns2Timer { tick: tick.max(Time(1)), srtt: 0, rttvar: 0, backoff: 1 },
+        }
+    }
+
+    /// Takes the measurement of a segment sent at `sent` and acknowledged at `now`; `acked`
+    /// and `next` as [`RttEstimator::sample`] takes them. ns-2's formula counts the ticks
+    /// between the two instants (its clock's phase taken as zero), the others the time.
+    #[inline]
+    pub fn sample_at(&mut self, sent: Time, now: Time, acked: u64, next: u64) -> bool {
+        if self.formula != RtoFormula::Ns2 {
+            return self.sample(now - sent, acked, next);
+        }
+        let r = now - sent;
+        let new_min = r < self.min_rtt;
+        self.min_rtt = self.min_rtt.min(r);
+        self.sample_ns2(sent, now);
+        new_min
+    }
+
+    /// tcp.cc `rtt_update`, in its integer arithmetic (`delta` is a C `short`), after the
+    /// timed segment's acknowledgement, which also ends the backoff.
+    #[inline(never)]
+    fn sample_ns2(&mut self, sent: Time, now: Time) {
+        let n = &mut self.ns2;
+        let ticks = (now.0 / n.tick.0) as i64 - (sent.0 / n.tick.0) as i64;
+        let rtt = ticks.clamp(1, i32::MAX as i64) as i32;
+        if n.srtt != 0 {
+            let mut delta = rtt.wrapping_sub(n.srtt >> 3) as i16;
+            n.srtt = n.srtt.wrapping_add(delta as i32);
+            if n.srtt <= 0 {
+                n.srtt = 1;
+            }
+            delta = delta.wrapping_abs();
+            delta = (delta as i32).wrapping_sub(n.rttvar >> 2) as i16;
+            n.rttvar = n.rttvar.wrapping_add(delta as i32);
+            if n.rttvar <= 0 {
+                n.rttvar = 1;
+            }
+        } else {
+            n.srtt = rtt << 3;
+            n.rttvar = rtt << 1;
+        }
+        // t_rtxcur_ = SRTT + 4·RTTVAR, in whole ticks.
+        let rtxcur = (((n.rttvar as i64) << 3) + n.srtt as i64) >> 3;
+        self.rto = Time(n.tick.0.saturating_mul(rtxcur.max(0) as u64));
+        self.srtt = Some(Time(n.tick.0.saturating_mul(n.srtt as u64) / 8));
+        n.backoff = 1;
+        self.timeout = self.ns2_timeout();
+    }
+
+    /// tcp.cc `rtt_timeout`: the floor before the backoff, the ceiling, at least two ticks.
+    fn ns2_timeout(&self) -> Time {
+        let base = if self.rto < self.min_rto { self.min_rto } else { self.rto };
+        base.saturating_mul(self.ns2.backoff as u64).min(self.max_rto).max(Time(self.ns2.tick.0.saturating_mul(2)))
+    }
+
+    /// Ends ns-2's backoff without a sample (Sack1, on a partial ACK in recovery).
+    pub fn end_backoff(&mut self) {
+        if self.formula == RtoFormula::Ns2 {
+            self.ns2.backoff = 1;
+            self.timeout = self.ns2_timeout();
         }
     }
 
     /// Takes one RTT measurement `r`; `acked` is the subflow's new cumulative acknowledgement
     /// and `next` its next sequence to send (Linux's formula tracks rounds with them). Whether
     /// a sample is valid (Karn's rule, timestamps) is the caller's decision. Returns whether it
-    /// is a new minimum.
+    /// is a new minimum. (ns-2's formula counts ticks between two instants: see
+    /// [`RttEstimator::sample_at`]; given only `r`, it takes the send at a tick's start.)
     #[inline]
     pub fn sample(&mut self, r: Time, acked: u64, next: u64) -> bool {
         let new_min = r < self.min_rtt;
         self.min_rtt = self.min_rtt.min(r);
-        if self.formula == RtoFormula::Rfc6298 {
-            self.sample_rfc6298(r);
-        } else {
-            self.sample_linux(r, acked, next);
+        match self.formula {
+            RtoFormula::Rfc6298 => self.sample_rfc6298(r),
+            RtoFormula::Linux => self.sample_linux(r, acked, next),
+            RtoFormula::Ns2 => {
+                self.sample_ns2(Time::ZERO, r);
+                return new_min;
+            }
         }
         // A valid sample ends the backoff (RFC 6298 (5.7) note; Linux resets on new data).
         self.backoff = 0;
@@ -133,6 +213,20 @@ impl RttEstimator {
 
     /// Doubles the timeout after an expiry (RFC 6298 (5.5)).
     pub fn back_off(&mut self) {
+        if self.formula == RtoFormula::Ns2 {
+            // tcp.cc `rtt_backoff`: double while below 64 or the ceiling; past 8, forget SRTT
+            // (kept in RTTVAR) so that the next sample starts the estimate again.
+            let n = &mut self.ns2;
+            if n.backoff < 64 || self.timeout < self.max_rto {
+                n.backoff <<= 1;
+            }
+            if n.backoff > 8 {
+                n.rttvar = n.rttvar.wrapping_add(n.srtt >> 3);
+                n.srtt = 0;
+            }
+            self.timeout = self.ns2_timeout();
+            return;
+        }
         self.backoff = (self.backoff + 1).min(30);
         self.timeout = self.rto.saturating_mul(1 << self.backoff).min(self.max_rto);
     }
@@ -159,7 +253,7 @@ mod tests {
     use super::*;
 
     fn estimator(formula: RtoFormula) -> RttEstimator {
-        RttEstimator::new(Time::from_secs(1), Time::from_ms(200), Time::from_secs(60), formula)
+        RttEstimator::new(Time::from_secs(1), Time::from_ms(200), Time::from_secs(60), formula, Time::from_ms(10))
     }
 
     #[test]
@@ -213,5 +307,37 @@ mod tests {
         e.sample(Time::from_ms(900), 2001, 2010);
         // err = 400 ms: SRTT = 550, mdev = 0 + 400/4 = 100 ms, 4·mdev = 400 ms.
         assert!((e.timeout().as_ps() as i64 - Time::from_ms(950).as_ps() as i64).abs() < 100, "{}", e.timeout());
+    }
+
+    #[test]
+    fn ns2_counts_ticks_in_fixed_point() {
+        let ms = Time::from_ms;
+        let mut e = estimator(RtoFormula::Ns2);
+        // Before a sample: the initial timeout (ns-2's rtxcur_init_), floored, doubled.
+        assert_eq!(e.timeout(), Time::from_secs(1));
+        // 123 ms from a tick's start: 12 ticks. SRTT 12, RTTVAR 6 ticks: RTO 36 ticks.
+        e.sample_at(Time::ZERO, ms(123), 1, 2);
+        assert_eq!((e.srtt(), e.timeout()), (Some(ms(120)), ms(360)));
+        // 120 ms again, now from 200 ms to 320 ms: 12 ticks; RTTVAR 6 - 6/4 -> 4.5 (18/4).
+        e.sample_at(ms(200), ms(320), 2, 3);
+        assert_eq!(e.timeout(), ms(300));
+        // The tick boundaries count, not the time: 2 ms across one boundary is one tick,
+        // 18 ms within one tick is at least one.
+        let mut f = estimator(RtoFormula::Ns2);
+        f.sample_at(ms(9), ms(11), 1, 2);
+        assert_eq!(f.srtt(), Some(ms(10)));
+        // A steady 500 ms: RTTVAR decays to 3/4 of a tick, so RTO stays 30 ms above SRTT.
+        let mut g = estimator(RtoFormula::Ns2);
+        for i in 0..200u64 {
+            g.sample_at(ms(1000 * i), ms(1000 * i + 500), i + 1, i + 2);
+        }
+        assert_eq!((g.srtt(), g.timeout()), (Some(ms(500)), ms(530)));
+        // Backoff: doubles; past 8 SRTT is forgotten, and the next sample starts afresh.
+        for k in [2, 4, 8, 16] {
+            g.back_off();
+            assert_eq!(g.timeout(), ms(530 * k));
+        }
+        g.sample_at(ms(300_000), ms(300_100), 201, 202);
+        assert_eq!((g.srtt(), g.timeout()), (Some(ms(100)), ms(300)));
     }
 }

@@ -235,6 +235,9 @@ pub struct SubflowSender {
     pub prr: PrrState,
     /// ns-2's `pipe_` in recovery (read only with [`Recovery::Ns2`]); signed, as ns-2's.
     ns2_pipe: i64,
+    /// ns-2's timed segment (`rtt_seq_`, `rtt_ts_`) with `rto_formula = "ns2"`: one new
+    /// segment at a time gives the RTT samples, none after a retransmission until a new one.
+    timed: Option<(u64, Time)>,
     /// TLP: the probe's episode ends when this is acknowledged (RFC 8985 `TLP.end_seq`).
     probe_end: Option<u64>,
     /// TLP: whether the probe resent a segment (its arrival then means a loss was repaired).
@@ -260,6 +263,8 @@ struct SenderSettings {
     granularity: Time,
     retransmit_restarts_timer: bool,
     lost_syn_resets_window: bool,
+    /// RTT samples from one timed segment at a time (`rto_formula = "ns2"`).
+    timed_rtt: bool,
 }
 
 impl SubflowSender {
@@ -277,7 +282,7 @@ impl SubflowSender {
             recover: None,
             dupacks: 0,
             partial_seen: false,
-            rtt: RttEstimator::new(config.initial_rto, config.min_rto, config.max_rto, config.rto_formula),
+            rtt: RttEstimator::new(config.initial_rto, config.min_rto, config.max_rto, config.rto_formula, config.rtt_tick),
             rto_deadline: Time::NEVER,
             timer_kind: TimerKind::Rto,
             reorder_at: Time::NEVER,
@@ -286,6 +291,7 @@ impl SubflowSender {
             cwnd_since: Time::ZERO,
             prr: PrrState::default(),
             ns2_pipe: 0,
+            timed: None,
             probe_end: None,
             probe_resent: false,
             syn_resent: false,
@@ -302,6 +308,7 @@ impl SubflowSender {
                 granularity: config.timer_granularity,
                 retransmit_restarts_timer: config.retransmit_restarts_timer,
                 lost_syn_resets_window: config.lost_syn_resets_window,
+                timed_rtt: config.rto_formula == crate::config::RtoFormula::Ns2,
             },
         }
     }
@@ -423,6 +430,9 @@ impl SubflowSender {
         }
         if let Some(b) = &mut self.board {
             b.sent(seq, now);
+        }
+        if self.settings.timed_rtt && !retransmission && self.timed.is_none() {
+            self.timed = Some((seq, now));
         }
         if seq == self.snd_nxt {
             self.snd_nxt += 1;
@@ -580,6 +590,7 @@ impl SubflowSender {
     /// marked lost instead).
     fn timeout<W: Window>(&mut self, now: Time, w: &mut W) {
         self.counters.timeouts += 1;
+        self.timed = None;
         self.rtt.back_off();
         self.recover = Some(self.snd_max - 1);
         self.dupacks = 0;
@@ -645,17 +656,33 @@ impl SubflowSender {
         }
         self.phase = Phase::Open;
         if !self.syn_resent || self.settings.timestamps {
-            self.sample_rtt(now - ack.echo, w);
+            self.sample_rtt(ack.echo, now, w);
         }
         self.stop_timer();
         AckOutcome::Established
     }
 
+    /// The RTT sample of acknowledgement `ack`, if it gives one: the segment it echoes (Karn's
+    /// rule unless timestamps), or, timing one segment at a time, the timed one once covered.
     #[inline(always)]
-    fn sample_rtt<W: Window>(&mut self, rtt: Time, w: &mut W) {
-        let new_min = self.rtt.sample(rtt, self.snd_una, self.snd_max);
+    fn measure<W: Window>(&mut self, ack: &Ack, advanced: bool, now: Time, w: &mut W) {
+        if self.settings.timed_rtt {
+            if let Some((seq, sent)) = self.timed
+                && ack.next > seq
+            {
+                self.timed = None;
+                self.sample_rtt(sent, now, w);
+            }
+        } else if (advanced || self.settings.rtt_every_ack) && (!ack.echo_retransmitted || self.settings.timestamps) {
+            self.sample_rtt(ack.echo, now, w);
+        }
+    }
+
+    #[inline(always)]
+    fn sample_rtt<W: Window>(&mut self, sent: Time, now: Time, w: &mut W) {
+        let new_min = self.rtt.sample_at(sent, now, self.snd_una, self.snd_max);
         let srtt = self.rtt.srtt().expect("sampled").as_secs_f64();
-        w.rtt_sampled(srtt, new_min.then(|| rtt.as_secs_f64()));
+        w.rtt_sampled(srtt, new_min.then(|| (now - sent).as_secs_f64()));
         self.counters.srtt_sum += srtt;
         self.counters.rtt_samples += 1;
     }
@@ -673,9 +700,7 @@ impl SubflowSender {
         }
         if ack.next > self.snd_una {
             let newly = ack.next - self.snd_una;
-            if !ack.echo_retransmitted || self.settings.timestamps {
-                self.sample_rtt(now - ack.echo, w);
-            }
+            self.measure(ack, true, now, w);
             self.forget_acked(newly);
             self.snd_una = ack.next;
             self.snd_nxt = self.snd_nxt.max(self.snd_una);
@@ -696,9 +721,7 @@ impl SubflowSender {
             let timer = if self.outstanding() { TimerAction::Restart } else { TimerAction::Stop };
             AckOutcome::Send(timer)
         } else if ack.next == self.snd_una && self.outstanding() {
-            if self.settings.rtt_every_ack && (!ack.echo_retransmitted || self.settings.timestamps) {
-                self.sample_rtt(now - ack.echo, w);
-            }
+            self.measure(ack, false, now, w);
             self.on_duplicate(ack.next, now, w)
         } else {
             AckOutcome::Nothing
@@ -798,6 +821,7 @@ impl SubflowSender {
         } else if self.dupacks == 3 && self.may_enter_recovery(ack) {
             // RFC 6582 step 2: fast retransmit, then fast recovery.
             self.recover = Some(self.snd_max - 1);
+            self.timed = None;
             self.partial_seen = false;
             self.counters.fast_retransmits += 1;
             self.account(now, w);
@@ -827,9 +851,7 @@ impl SubflowSender {
         if ack.next < self.snd_una || (!advanced && ack.sack[0].1 == 0 && !self.outstanding()) {
             return AckOutcome::Nothing;
         }
-        if (advanced || self.settings.rtt_every_ack) && (!ack.echo_retransmitted || self.settings.timestamps) {
-            self.sample_rtt(now - ack.echo, w);
-        }
+        self.measure(ack, advanced, now, w);
         let min_rtt = self.rtt.min_rtt().unwrap_or(Time::ZERO);
         let board = self.board.as_mut().expect("SACK");
         let mut delivered = board.acked_to(ack.next, now, min_rtt);
@@ -888,8 +910,12 @@ impl SubflowSender {
                 Recovery::Prr => self.prr_window(delivered.segments, 0, w),
                 Recovery::NewReno => w.set_cwnd(w.ssthresh()),
                 Recovery::Ns2 => {
-                    // tcp-sack1.cc: one less per ACK, one more for a partial ACK.
+                    // tcp-sack1.cc: one less per ACK, one more for a partial ACK, which also
+                    // ends the timer's backoff.
                     self.ns2_pipe -= 1 + advanced as i64;
+                    if advanced {
+                        self.rtt.end_backoff();
+                    }
                     self.board.as_deref_mut().expect("SACK").mark_holes_below_highest_sacked();
                 }
             },
@@ -947,6 +973,7 @@ impl SubflowSender {
     #[inline(never)]
     fn enter_sack_recovery<W: Window>(&mut self, pipe: u64, w: &mut W, now: Time) {
         self.recover = Some(self.snd_max - 1);
+        self.timed = None;
         self.counters.fast_retransmits += 1;
         self.account(now, w);
         let decreased = self.decrease(w);

@@ -187,8 +187,8 @@ pub fn agent_settings(c: &TcpConfig, mss: u32, window: f64) -> std::result::Resu
     if c.rack || c.tlp {
         return no(if c.rack { "rack" } else { "tlp" }, "ns-2.35's agents have no RACK or tail loss probes: set rack = false, tlp = false");
     }
-    if c.rto_formula != RtoFormula::Rfc6298 {
-        return no("rto_formula", "ns-2.35's agents compute the timeout as RFC 6298 does: set rto_formula = \"rfc6298\"");
+    if c.rto_formula == RtoFormula::Linux {
+        return no("rto_formula", "ns-2.35's agents have no Linux timeout: set rto_formula = \"ns2\" (or \"rfc6298\", close to it)");
     }
     if c.timer_granularity != sim_core::Time::ZERO {
         return no("timer_granularity", "ns-2.35's timers fire when due: set timer_granularity = \"0s\"");
@@ -247,7 +247,7 @@ pub fn agent_settings(c: &TcpConfig, mss: u32, window: f64) -> std::result::Resu
         ("minrto_", secs(c.min_rto)),
         ("maxrto_", secs(c.max_rto)),
         ("rtxcur_init_", secs(c.initial_rto)),
-        ("tcpTick_", "0.01".to_string()),
+        ("tcpTick_", secs(c.rtt_tick)),
         ("maxburst_", "0".to_string()),
         ("overhead_", "0".to_string()),
         ("numdupacks_", "3".to_string()),
