@@ -388,12 +388,12 @@ impl SubflowSender {
     /// go-back-N or the scoreboard's next lost segment first, then new data.
     #[inline]
     pub fn next_send(&mut self, window: u64) -> Option<Send> {
-        let (in_flight, nxt, pipe) = (self.in_flight(), self.snd_nxt, self.pipe());
+        let (in_flight, nxt, ns2_pipe) = (self.in_flight(), self.snd_nxt, self.ns2_recovery().then_some(self.ns2_pipe));
         let next = match &mut self.board {
             None if in_flight >= window => return None,
             None if nxt < self.snd_max => return Some(Send::Retransmit(nxt)),
             None => Send::New,
-            Some(_) if pipe >= window => return None,
+            Some(b) if ns2_pipe.map_or_else(|| b.pipe(), |p| p.max(0) as u64) >= window => return None,
             Some(b) => b.next_to_resend().map_or(Send::New, Send::Retransmit),
         };
         // Before the handshake completes nothing is outstanding: nothing to resend either.

@@ -17,8 +17,9 @@ struct Law<'a> {
     cc: &'a mut dyn CoupledController,
     states: &'a mut [SubflowState],
     r: usize,
-    min_ssthresh: f64,
-    whole_ssthresh: bool,
+    /// The connection's settings (min_ssthresh, whole_ssthresh), by reference: a loss is
+    /// rare, the window built on every ACK.
+    settings: &'a crate::connection::ConnectionSettings,
 }
 
 impl Window for Law<'_> {
@@ -63,7 +64,8 @@ impl Window for Law<'_> {
         let drop = (rate > 0.0).then(|| decrease / self.states[r].srtt / rate);
         let st = &mut self.states[r];
         let decreased = st.cwnd - decrease;
-        st.ssthresh = if self.whole_ssthresh { decreased.floor() } else { decreased }.max(self.min_ssthresh);
+        let min = self.settings.min_ssthresh;
+        st.ssthresh = if self.settings.whole_ssthresh { decreased.floor() } else { decreased }.max(min);
         st.record_loss();
         (st.ssthresh, decreased, drop)
     }
@@ -92,13 +94,7 @@ macro_rules! with_sender {
     ($conn:expr, $r:expr, |$s:ident, $w:ident| $body:expr) => {{
         let c = &mut *$conn;
         let $s = &mut c.senders[$r];
-        let mut law = Law {
-            cc: c.cc.as_mut(),
-            states: &mut c.states,
-            r: $r,
-            min_ssthresh: c.config.min_ssthresh,
-            whole_ssthresh: c.config.whole_ssthresh,
-        };
+        let mut law = Law { cc: c.cc.as_mut(), states: &mut c.states, r: $r, settings: &c.config };
         let $w = &mut law;
         $body
     }};

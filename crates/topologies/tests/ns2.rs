@@ -293,3 +293,26 @@ fn seed004_with_exact_timing_matches_ns2_flow_by_flow() {
     }
     assert!(beyond.is_empty(), "beyond 0.02 of utilization or 3 % of a flow's goodput: {beyond:?}");
 }
+
+#[test]
+fn finite_and_stopped_flows_read_back_as_a_run_reports_them() {
+    if !have_ns("finite_and_stopped_flows_read_back_as_a_run_reports_them") {
+        return;
+    }
+    let s = scenario(
+        "[sim]\nduration = \"20s\"\nwarmup = \"1s\"\nmss = \"1040B\"\n[tcp]\nprofile = \"ns2-sack\"\n\
+         [[link]]\nname = \"l\"\nrate = \"10Mbps\"\ndelay = \"20ms\"\nbuffer = \"20pkt\"\n\
+         [[flow]]\nname = \"short\"\ncc = \"reno\"\npaths = [[\"l\"]]\nstart = \"2s\"\nsize = \"500KB\"\n\
+         [[flow]]\nname = \"stopper\"\ncc = \"reno\"\npaths = [[\"l\"]]\nstart = \"0s\"\nstop = \"10s\"\n",
+    );
+    let (_, ours) = equipoise_drops(&s);
+    let theirs = ns2_run(&s, "finite").results.output;
+    let (a, b) = (&ours.flows[0], &theirs.flows[0]);
+    eprintln!("short: {:?} / {:?} s, {} / {} bytes", a.completion_time_s, b.completion_time_s, a.bytes_delivered, b.bytes_delivered);
+    assert_eq!((a.bytes_delivered, b.bytes_delivered), (500_000, 500_000));
+    let (ta, tb) = (a.completion_time_s.unwrap(), b.completion_time_s.expect("ns-2 finished it"));
+    assert!((ta - tb).abs() < 1e-3, "completion {ta} s against ns-2's {tb} s");
+    let (a, b) = (&ours.flows[1], &theirs.flows[1]);
+    assert_eq!(b.completion_time_s, None, "a bulk flow that stops has no completion time");
+    assert!((a.goodput_bps / b.goodput_bps - 1.0).abs() < 0.005, "goodput {} against ns-2's {}", a.goodput_bps, b.goodput_bps);
+}

@@ -587,14 +587,17 @@ impl Scenario {
             let at_warmup = flows_at[0][f].unwrap_or([0.0; 5]);
             let until_stop = flows_at[2][f].filter(|_| flow.stop.is_some_and(|s| s.as_secs_f64() < end));
             let at_end = flows_at[1][f].expect("checked");
-            let done = completed[f].map(|t| t - self.reverse_delay(flow));
+            // ns-2 calls `done` for a bulk flow too, once its stop's data is acknowledged.
+            let done = completed[f].filter(|_| flow.size.is_some()).map(|t| t - self.reverse_delay(flow));
             let until = done.unwrap_or(end).min(flow.stop.map_or(end, |s| s.as_secs_f64()));
             let window = (until - warmup.max(start)).max(0.0);
             // The sink counts wire bytes, the 40-byte SYN among them, in a C int: whole
             // packets of the difference modulo 2^32 are the data.
             let data = |from: f64, to: f64| ((to - from).rem_euclid(WRAP) / mss).floor() * mss;
-            let delivered_by = data(at_warmup[0], until_stop.unwrap_or(at_end)[0]);
-            let bytes = data(at_warmup[0], at_end[0]);
+            // A finite transfer's last packet is whole in ns-2, partly filled in the scenario.
+            let size = flow.size.map_or(f64::INFINITY, |s| s.bytes(self.sim.mss).round());
+            let delivered_by = data(at_warmup[0], until_stop.unwrap_or(at_end)[0]).min(size);
+            let bytes = data(at_warmup[0], at_end[0]).min(size);
             let goodput = if window > 0.0 { delivered_by * 8.0 / window } else { 0.0 };
             let d = |k: usize| (at_end[k] - at_warmup[k]).rem_euclid(WRAP) as u64;
             let name: std::sync::Arc<str> = flow.name.as_str().into();
