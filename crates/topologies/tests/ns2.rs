@@ -260,14 +260,12 @@ fn seed004_with_exact_timing_matches_ns2_flow_by_flow() {
         for n in CONNECTIONS {
             let starts: Vec<String> = (0..n).map(|i| format!("{}ms", exact_ms(f64::from((i * 1237) % 4000)))).collect();
             let mut text = std::fs::read_to_string(DROPTAIL).unwrap();
-            text = text.replace("start = { uniform = [\"0s\", \"4s\"] }", "start = \"0s\"");
-            let mut sets = vec![
+            let sets = [
                 ("link.bottleneck.buffer", buffer.to_string()),
-                ("flow.par.count", n.to_string()),
                 ("link.bottleneck.rate", EXACT_RATE.to_string()),
                 ("link.bottleneck.delay", format!("{}ms", exact_ms(60.0))),
             ];
-            let file = std::env::temp_dir().join(format!("equipoise-ns2-exact-{}.toml", std::process::id()));
+            let file = std::env::temp_dir().join(format!("equipoise-ns2-exact-{}-{buffer}-{n}.toml", std::process::id()));
             // Each connection its own start: one [[flow]] per connection.
             let flows: String = starts
                 .iter()
@@ -278,7 +276,6 @@ fn seed004_with_exact_timing_matches_ns2_flow_by_flow() {
             text.truncate(cut);
             text.push_str(&flows);
             std::fs::write(&file, text).unwrap();
-            sets.retain(|(k, _)| *k != "flow.par.count");
             let ((u, g), (u2, g2)) = seed004_point(file.to_str().unwrap(), &sets);
             let _ = std::fs::remove_file(&file);
             let gap = worst_goodput_gap(&g, &g2);

@@ -9,10 +9,12 @@
 //!   all, as a `buffer` of B packets counts them. A byte buffer becomes a byte-mode queue
 //!   whose limit leaves room for one full packet in service;
 //! - the links of the paths are joined where one path goes from one into the next; every flow
-//!   has a sender and a receiver node of its own, joined to its path by links of 1 Pb/s with
-//!   no delay (8.3 ps a 1040-byte packet) and a route set by hand (`rtproto Manual`), so that
-//!   every packet crosses exactly the links its path names; its ACKs return over a link of the
-//!   path's propagation delay, uncongested, as in the scenario;
+//!   has a sender and a receiver node of its own, joined to its path by links of 2^100 b/s
+//!   with no delay (a packet's time on them is below a double's resolution, so they add no
+//!   time; a finite rate such as 1 Pb/s, 8 ps a packet, parts a burst's two packets around a
+//!   departure that equipoise sees at their very instant) and a route set by hand (`rtproto
+//!   Manual`), so that every packet crosses exactly the links its path names; its ACKs return
+//!   over a link of the path's propagation delay, uncongested, as in the scenario;
 //! - every TCP setting of the flow's profile is written as the ns-2 agent's variable
 //!   ([`agent_settings`]); what ns-2's agents cannot do is an error naming the key;
 //! - the script writes one results file: ns-2's own drop trace of every link (`d` lines), the
