@@ -66,13 +66,21 @@ impl RttEstimator {
     /// between the two instants (its clock's phase taken as zero), the others the time.
     #[inline]
     pub fn sample_at(&mut self, sent: Time, now: Time, acked: u64, next: u64) -> bool {
-        if self.formula != RtoFormula::Ns2 {
-            return self.sample(now - sent, acked, next);
-        }
         let r = now - sent;
         let new_min = r < self.min_rtt;
         self.min_rtt = self.min_rtt.min(r);
-        self.sample_ns2(sent, now);
+        match self.formula {
+            RtoFormula::Rfc6298 => self.sample_rfc6298(r),
+            RtoFormula::Linux => self.sample_linux(r, acked, next),
+            // ns-2 ends its backoff and sets its timeout itself.
+            RtoFormula::Ns2 => {
+                self.sample_ns2(sent, now);
+                return new_min;
+            }
+        }
+        // A valid sample ends the backoff (RFC 6298 (5.7) note; Linux resets on new data).
+        self.backoff = 0;
+        self.timeout = self.rto;
         new_min
     }
 
@@ -128,20 +136,7 @@ impl RttEstimator {
     /// [`RttEstimator::sample_at`]; given only `r`, it takes the send at a tick's start.)
     #[inline]
     pub fn sample(&mut self, r: Time, acked: u64, next: u64) -> bool {
-        let new_min = r < self.min_rtt;
-        self.min_rtt = self.min_rtt.min(r);
-        match self.formula {
-            RtoFormula::Rfc6298 => self.sample_rfc6298(r),
-            RtoFormula::Linux => self.sample_linux(r, acked, next),
-            RtoFormula::Ns2 => {
-                self.sample_ns2(Time::ZERO, r);
-                return new_min;
-            }
-        }
-        // A valid sample ends the backoff (RFC 6298 (5.7) note; Linux resets on new data).
-        self.backoff = 0;
-        self.timeout = self.rto;
-        new_min
+        self.sample_at(Time::ZERO, r, acked, next)
     }
 
     #[inline]
