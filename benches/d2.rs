@@ -18,7 +18,16 @@ fn main() {
     let duration = args.get(2).map(String::as_str).unwrap_or("1s");
     let warmup = args.get(3).map(String::as_str).unwrap_or("0s");
     let profile = args.get(4).map(String::as_str);
-    let sim = equipoise_benches::d2_with_profile(flows, duration, warmup, profile);
+    // D2_DROP_TRACE=PATH: every drop at the bottleneck, as benches/htsim-compare's htsim
+    // driver writes them.
+    let sim = match std::env::var_os("D2_DROP_TRACE") {
+        Some(path) => {
+            let file = std::fs::File::create(&path).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+            let trace = Box::new(std::io::BufWriter::new(file));
+            equipoise_benches::d2_tracing_drops(flows, duration, warmup, profile, trace)
+        }
+        None => equipoise_benches::d2_with_profile(flows, duration, warmup, profile),
+    };
     let built = equipoise_benches::rss_bytes();
     let start = Instant::now();
     let out = sim.run();
@@ -31,6 +40,8 @@ fn main() {
     println!("utilization {:.5}, drop rate {:.4} % (after the warm-up)", link.utilization, 100.0 * link.loss_rate);
     let timeouts: u64 = out.flows.iter().map(|f| f.timeouts).sum();
     println!("timeouts {timeouts} (after the warm-up)");
+    let goodputs: Vec<f64> = out.flows.iter().map(|f| f.goodput_bps).collect();
+    println!("jain {:.4} (per-flow goodput after the warm-up)", topologies::metrics::jain_index(&goodputs));
     println!(
         "wall {wall:.3} s: {:.2} M events/s, {:.2} M delivered packets/s",
         s.events as f64 / wall / 1e6,

@@ -32,6 +32,38 @@ pub fn d2_with_profile(flows: u64, duration: &str, warmup: &str, profile: Option
     scenario.build().expect("D2 builds")
 }
 
+/// [`d2_with_profile`] writing one line per drop at the bottleneck to `trace`: "picoseconds flow
+/// packet", the packet numbered from 0 for the first data packet and -1 for the SYN (the
+/// format of `benches/htsim-compare`'s htsim driver, so the two traces compare line by line).
+pub fn d2_tracing_drops(
+    flows: u64,
+    duration: &str,
+    warmup: &str,
+    profile: Option<&str>,
+    trace: Box<dyn std::io::Write + Send>,
+) -> Simulation {
+    let mut sim = d2_with_profile(flows, duration, warmup, profile);
+    sim.add_capture(tcp::CaptureSpec {
+        links: vec![tcp::LinkIndex(0)],
+        flows: None,
+        from: sim_core::Time::ZERO,
+        until: sim_core::Time::NEVER,
+    });
+    struct Drops(Box<dyn std::io::Write + Send>);
+    impl tcp::CaptureSink for Drops {
+        fn write(&mut self, _: usize, seg: &capture::Segment) {
+            if seg.dropped && !seg.from_receiver {
+                // Data segment n starts at byte 1 + n·mss.
+                let packet = if seg.syn { -1 } else { ((seg.seq - 1) / 1500) as i64 };
+                let _ = writeln!(self.0, "{} {} {packet}", seg.time_ps, seg.flow);
+            }
+        }
+    }
+    use std::io::Write;
+    sim.set_capture_sink(Box::new(Drops(trace)));
+    sim
+}
+
 /// Resident memory of a simulation holding `flows` flows that have not started: the D2 link
 /// and flows built directly through the `tcp` API (no scenario model alive beside them).
 /// Returns the bytes the process grew by while building.

@@ -161,9 +161,7 @@ impl Profile {
                 min_rto: Time::from_ms(250),
                 max_rto: Time::NEVER,
                 initial_rto: Time::from_secs(3),
-                // htsim starts at 10 packets and its SYN-ACK, a new ACK in slow start, adds one
-                // before the first burst.
-                initial_cwnd: 11.0,
+                initial_cwnd: 10.0,
                 initial_ssthresh: 100.0,
                 growth: Growth::PerAck,
                 full_ack: FullAck::Flight,
@@ -171,8 +169,12 @@ impl Profile {
                 timestamps: true,
                 rtt_every_ack: true,
                 timer_granularity: Time::from_ms(10),
+                byte_window: true,
                 handshake: true,
                 syn_size: 1,
+                syn_ack_grows: true,
+                lost_syn_resets_window: true,
+                fast_retransmit_alone: true,
                 ..base
             },
             Profile::Ns2Sack => TcpConfig {
@@ -371,6 +373,11 @@ settings! {
     /// A loss rounds ssthresh down to whole packets (ns-2's `ssthresh_` is an int, tcp.cc
     /// `slowdown`), so slow start after a timeout ends up to a packet earlier.
     whole_ssthresh: bool, SettingKind::Bool, false;
+    /// The window is a whole number of bytes, as htsim's `uint32_t _cwnd`: each congestion-
+    /// avoidance step is the law's increase rounded down to a byte (Reno: `⌊mss²/cwnd⌋` bytes
+    /// per ACK, so a large window grows more slowly than `1/cwnd`), slow start stops at
+    /// ssthresh exactly, and a loss rounds ssthresh down to a byte.
+    byte_window: bool, SettingKind::Bool, false;
     /// Acknowledge every second full segment instead of every segment (RFC 1122 §4.2.3.2).
     delayed_ack: bool, SettingKind::Bool, false;
     /// Longest a delayed acknowledgement waits (RFC 1122: at most 500 ms; Linux's minimum
@@ -392,6 +399,10 @@ settings! {
     /// ACK, and fires before the retransmission's ACK whenever an RTT plus the time to three
     /// duplicates exceeds the RTO.
     retransmit_restarts_timer: bool, SettingKind::Bool, false;
+    /// Without SACK: the third duplicate ACK sends the fast retransmission and nothing else,
+    /// even when the inflated window has room for new data (htsim's `TcpSrc` enters fast
+    /// recovery without calling `send_packets`); new data waits for the next duplicate.
+    fast_retransmit_alone: bool, SettingKind::Bool, false;
     /// Without SACK: which partial ACKs restart the retransmission timer.
     partial_ack_timer: PartialAckTimer, SettingKind::Choice(&PARTIAL_ACK_NAMES), PartialAckTimer::Impatient;
     /// Selective acknowledgements (RFC 2018) and RFC 6675 loss recovery from a scoreboard.
@@ -414,6 +425,9 @@ settings! {
     /// loss of that window does (RFC 5681 §3.1's one-segment initial window; ns-2's
     /// `TcpAgent::timeout` with `bugfix_ss_`, where ssthresh becomes 2).
     lost_syn_resets_window: bool, SettingKind::Bool, false;
+    /// The SYN-ACK is a new acknowledgement that grows the window (slow start: one packet) as
+    /// htsim's `TcpSrc` takes it, before the first data goes out.
+    syn_ack_grows: bool, SettingKind::Bool, false;
     /// Each data segment waits a random time, uniform in [0, jitter], before it enters the
     /// network, in order (ns-2's `overhead_`): the standard remedy for drop-tail phase effects.
     jitter: Time, SettingKind::Time, Time::ZERO;

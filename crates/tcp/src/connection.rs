@@ -41,9 +41,40 @@ pub struct Ctx {
     pub mss: u32,
     /// Acknowledgement size, bytes.
     pub ack_size: u32,
+    /// The coarse timers' scans to come.
+    pub scans: TimerScans,
     /// A packet slot the next transmission may reuse (the ACK being processed), saving a
     /// free and an allocation per packet; the caller frees it if it is still here afterwards.
     pub spare: Option<PacketId>,
+}
+
+/// The scans of coarse timers (`timer_granularity`), as htsim's `TcpRtxTimerScanner`: one
+/// event per scan instant, which wakes the subflows due then in the order they were added.
+/// Their timeouts then happen in that order too, whatever order their timers were armed in;
+/// with one event per subflow they would run in arming order.
+#[derive(Debug, Default)]
+pub struct TimerScans {
+    /// Per scan instant, the global indices of the subflows to wake (unsorted, maybe twice).
+    due: std::collections::BTreeMap<Time, Vec<u32>>,
+}
+
+impl TimerScans {
+    /// Wakes subflow `global` at scan instant `at`.
+    pub fn add(&mut self, at: Time, global: u32, events: &mut EventList<Event>) {
+        let due = self.due.entry(at).or_default();
+        if due.is_empty() {
+            events.schedule_timer(at, Event::TimerScan);
+        }
+        due.push(global);
+    }
+
+    /// The subflows to wake at scan instant `now`, in the order they were added.
+    pub fn take(&mut self, now: Time) -> Vec<u32> {
+        let mut due = self.due.remove(&now).unwrap_or_default();
+        due.sort_unstable();
+        due.dedup();
+        due
+    }
 }
 
 /// The connection-level data sequence, on both sides.
@@ -156,6 +187,9 @@ pub struct ConnectionSettings {
     pub min_ssthresh: f64,
     /// Whether a loss rounds ssthresh down to whole packets.
     pub whole_ssthresh: bool,
+    /// With `byte_window`, the bytes in a packet (the window's steps are whole bytes); zero
+    /// without.
+    pub bytes_per_packet: f64,
     /// The SYN's size on the wire, bytes (0: the ACK size).
     pub syn_size: u32,
     /// Whether the connection opens with a handshake.
@@ -163,12 +197,13 @@ pub struct ConnectionSettings {
 }
 
 impl ConnectionSettings {
-    /// The connection's part of `config`.
-    pub fn of(config: &TcpConfig) -> ConnectionSettings {
+    /// The connection's part of `config`, for packets of `mss` bytes.
+    pub fn of(config: &TcpConfig, mss: u32) -> ConnectionSettings {
         ConnectionSettings {
             delayed_ack_timeout: config.delayed_ack_timeout,
             min_ssthresh: config.min_ssthresh,
             whole_ssthresh: config.whole_ssthresh,
+            bytes_per_packet: if config.byte_window { mss as f64 } else { 0.0 },
             syn_size: config.syn_size,
             handshake: config.handshake,
         }

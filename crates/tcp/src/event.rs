@@ -25,6 +25,8 @@ pub enum Event {
     WarmupEnd,
     /// Record one row of the time series per subflow.
     Sample,
+    /// A scan of the coarse timers due now ([`crate::connection::TimerScans`]).
+    TimerScan,
 }
 
 impl From<NetEvent> for Event {
@@ -53,6 +55,7 @@ impl EventCode for Event {
             Event::LinkState(l, up) => (6, l.0 * 2 + up as u32),
             Event::WarmupEnd => (7, 0),
             Event::Sample => (7, 1),
+            Event::TimerScan => (7, 2),
         };
         debug_assert!(index <= MAX_INDEX);
         kind << INDEX_BITS | index
@@ -70,7 +73,8 @@ impl EventCode for Event {
             5 => Event::Stop(index),
             6 => Event::LinkState(LinkId(index / 2), index % 2 == 1),
             _ if index == 0 => Event::WarmupEnd,
-            _ => Event::Sample,
+            _ if index == 1 => Event::Sample,
+            _ => Event::TimerScan,
         }
     }
 }
@@ -92,6 +96,7 @@ mod tests {
             Event::LinkState(LinkId(5), false),
             Event::WarmupEnd,
             Event::Sample,
+            Event::TimerScan,
         ];
         for e in events {
             assert_eq!(Event::decode(e.encode()), e);

@@ -158,6 +158,8 @@ pub enum AckOutcome {
     Retransmit(u64, TimerAction),
     /// The handshake just completed on this subflow: send what the window allows.
     Established,
+    /// Fast retransmit with `fast_retransmit_alone`: resend this segment and nothing else.
+    RetransmitAlone(u64),
 }
 
 /// What a timer wake-up asks of the connection.
@@ -216,6 +218,9 @@ pub struct SubflowSender {
     pub dupacks: u32,
     /// Whether the first partial ACK of this recovery has been seen (it re-arms the timer).
     pub partial_seen: bool,
+    /// A timeout found by a scan of a coarse timer, carried out at the next wake-up whatever
+    /// arrives before it (htsim's `_rtx_timeout_pending`).
+    timeout_pending: bool,
     /// RFC 6298's SRTT/RTTVAR estimator: it sets the retransmission timeout, and its samples
     /// feed the window law's `τ_r`.
     pub rtt: RttEstimator,
@@ -263,6 +268,8 @@ struct SenderSettings {
     granularity: Time,
     retransmit_restarts_timer: bool,
     lost_syn_resets_window: bool,
+    syn_ack_grows: bool,
+    fast_retransmit_alone: bool,
     /// RTT samples from one timed segment at a time (`rto_formula = "ns2"`).
     timed_rtt: bool,
 }
@@ -282,6 +289,7 @@ impl SubflowSender {
             recover: None,
             dupacks: 0,
             partial_seen: false,
+            timeout_pending: false,
             rtt: RttEstimator::new(config.initial_rto, config.min_rto, config.max_rto, config.rto_formula, config.rtt_tick),
             rto_deadline: Time::NEVER,
             timer_kind: TimerKind::Rto,
@@ -308,6 +316,8 @@ impl SubflowSender {
                 granularity: config.timer_granularity,
                 retransmit_restarts_timer: config.retransmit_restarts_timer,
                 lost_syn_resets_window: config.lost_syn_resets_window,
+                syn_ack_grows: config.syn_ack_grows,
+                fast_retransmit_alone: config.fast_retransmit_alone,
                 timed_rtt: config.rto_formula == crate::config::RtoFormula::Ns2,
             },
         }
@@ -462,11 +472,39 @@ impl SubflowSender {
 
     // ----- the timer -----------------------------------------------------------------------
 
-    /// The time a wake-up for `deadline` is scheduled at: the next tick of a coarse timer.
+    /// The time a wake-up for `deadline` is scheduled at: exactly then, or with a coarse
+    /// timer the first of its scans (every `granularity`) strictly after it, as htsim's
+    /// `rtx_timer_hook` fires only when `now > _RFC2988_RTO_timeout`.
     #[inline]
     fn tick(&self, deadline: Time) -> Time {
         let g = self.settings.granularity.as_ps();
-        if g == 0 || deadline == Time::NEVER { deadline } else { Time(deadline.as_ps().div_ceil(g).saturating_mul(g)) }
+        if g == 0 || deadline == Time::NEVER { deadline } else { Time((deadline.as_ps() / g + 1).saturating_mul(g)) }
+    }
+
+    /// Whether a wake-up at `at`, asked for at `now`, is a scan of a coarse timer (a later
+    /// instant on its period) rather than a timer of this subflow's own.
+    #[inline]
+    pub fn is_scan(&self, at: Time, now: Time) -> bool {
+        let g = self.settings.granularity.as_ps();
+        g > 0 && at > now && at.as_ps().is_multiple_of(g)
+    }
+
+    /// A scan of the coarse timer at `now` found `deadline` passed. As htsim's
+    /// `rtx_timer_hook`: the timeout is backed off and its next deadline counted from the
+    /// scan, and the timeout itself comes `(granularity - lateness) / 200` later (the lateness
+    /// halved until it is below the period), spreading the timeouts one scan finds. Returns
+    /// the time of that wake-up.
+    fn scan_found_late(&mut self, deadline: Time, now: Time) -> Time {
+        let g = self.settings.granularity.as_ps();
+        let mut late = (now - deadline).as_ps();
+        while late > g {
+            late >>= 1;
+        }
+        self.rtt.back_off();
+        self.rto_deadline = now + self.rtt.timeout();
+        self.timeout_pending = true;
+        self.rto_event = now + Time((g - late) / 200);
+        self.rto_event
     }
 
     /// Arms the timer from `now`: a tail loss probe when one may be sent, else the
@@ -534,8 +572,12 @@ impl SubflowSender {
     }
 
     /// Arms the SYN's timer: the initial RTO, backed off per retransmission.
+    /// Keeps a deadline already set (by the scan of a coarse timer that found the last SYN
+    /// lost).
     pub fn arm_syn_timer(&mut self, now: Time) -> Option<Time> {
-        self.rto_deadline = now + self.rtt.timeout();
+        if self.rto_deadline == Time::NEVER {
+            self.rto_deadline = now + self.rtt.timeout();
+        }
         self.timer_kind = TimerKind::Rto;
         self.wake_for(self.rto_deadline)
     }
@@ -546,7 +588,8 @@ impl SubflowSender {
             return TimerOutcome::Nothing; // superseded by an earlier re-arm
         }
         self.rto_event = Time::NEVER;
-        if self.reorder_at <= now {
+        let scanned = std::mem::take(&mut self.timeout_pending);
+        if self.reorder_at <= now && !scanned {
             self.reorder_at = Time::NEVER;
             if self.rack_detect(now, true) {
                 self.enter_recovery_if_lost(w, now);
@@ -554,22 +597,31 @@ impl SubflowSender {
             }
         }
         let deadline = self.rto_deadline.min(self.reorder_at);
-        if deadline == Time::NEVER {
-            return TimerOutcome::Nothing;
-        }
-        if self.tick(deadline) > now {
-            self.rto_event = self.tick(deadline);
-            return TimerOutcome::Again(self.rto_event);
+        if !scanned {
+            if deadline == Time::NEVER {
+                return TimerOutcome::Nothing;
+            }
+            if self.tick(deadline) > now {
+                self.rto_event = self.tick(deadline);
+                return TimerOutcome::Again(self.rto_event);
+            }
+            if self.settings.granularity > Time::ZERO && self.timer_kind == TimerKind::Rto {
+                return TimerOutcome::Again(self.scan_found_late(deadline, now));
+            }
         }
         if self.phase == Phase::SynSent {
-            self.rtt.back_off();
+            if !scanned {
+                self.rtt.back_off();
+            }
             self.syn_resent = true;
             if self.settings.lost_syn_resets_window {
                 self.account(now, w);
                 self.loss_event(w);
                 w.set_cwnd(1.0);
             }
-            self.rto_deadline = Time::NEVER;
+            if !scanned {
+                self.rto_deadline = Time::NEVER;
+            }
             return TimerOutcome::ResendSyn;
         }
         if !self.outstanding() {
@@ -581,21 +633,24 @@ impl SubflowSender {
             self.rto_deadline = Time::NEVER;
             return TimerOutcome::Probe;
         }
-        self.timeout(now, w);
+        self.timeout(now, scanned, w);
         TimerOutcome::Timeout
     }
 
     /// RFC 6298 (5.5)-(5.7) and RFC 5681 (4): back off, collapse the window, and resend from
     /// the oldest unacknowledged segment (go-back-N; with SACK, every segment not SACKed is
     /// marked lost instead).
-    fn timeout<W: Window>(&mut self, now: Time, w: &mut W) {
+    /// After a scan (`scanned`), the back-off and the next deadline are the scan's.
+    fn timeout<W: Window>(&mut self, now: Time, scanned: bool, w: &mut W) {
         self.counters.timeouts += 1;
         self.timed = None;
-        self.rtt.back_off();
         self.recover = Some(self.snd_max - 1);
         self.dupacks = 0;
         self.probe_end = None;
-        self.stop_timer();
+        if !scanned {
+            self.rtt.back_off();
+            self.stop_timer();
+        }
         self.account(now, w);
         if self.phase == Phase::Recovery {
             if self.board.is_none() {
@@ -659,6 +714,10 @@ impl SubflowSender {
             self.sample_rtt(ack.echo, now, w);
         }
         self.stop_timer();
+        if self.settings.syn_ack_grows {
+            self.account(now, w);
+            w.grow(1);
+        }
         AckOutcome::Established
     }
 
@@ -834,6 +893,9 @@ impl SubflowSender {
             match self.settings.recovery {
                 Recovery::NewReno | Recovery::Ns2 => w.set_cwnd(ssthresh + 3.0),
                 Recovery::Prr => self.prr_window(1, 1, w),
+            }
+            if self.settings.fast_retransmit_alone {
+                return AckOutcome::RetransmitAlone(self.snd_una);
             }
             AckOutcome::Retransmit(self.snd_una, TimerAction::Keep)
         } else {

@@ -50,9 +50,15 @@ impl Window for Law<'_> {
         };
         // Some laws (OLIA, RSF) may shrink the window; it never goes below one packet. A law
         // that answers NaN (parameters at the edge of their range) leaves it as it was.
-        if !growth.is_nan() {
-            self.states[self.r].cwnd = (cwnd + growth).max(1.0);
+        if growth.is_nan() {
+            return;
         }
+        let grown = if self.settings.bytes_per_packet > 0.0 {
+            whole_bytes_grown(cwnd, ssthresh, growth, self.settings.bytes_per_packet)
+        } else {
+            cwnd + growth
+        };
+        self.states[self.r].cwnd = grown.max(1.0);
     }
 
     fn reduce(&mut self) -> (f64, f64, Option<f64>) {
@@ -65,7 +71,14 @@ impl Window for Law<'_> {
         let st = &mut self.states[r];
         let decreased = st.cwnd - decrease;
         let min = self.settings.min_ssthresh;
-        st.ssthresh = if self.settings.whole_ssthresh { decreased.floor() } else { decreased }.max(min);
+        let rounded = if self.settings.whole_ssthresh {
+            decreased.floor()
+        } else if self.settings.bytes_per_packet > 0.0 {
+            whole_bytes_below(decreased, self.settings.bytes_per_packet)
+        } else {
+            decreased
+        };
+        st.ssthresh = rounded.max(min);
         st.record_loss();
         (st.ssthresh, decreased, drop)
     }
@@ -87,6 +100,23 @@ impl Window for Law<'_> {
     fn acked(&mut self, newly: u64) {
         self.states[self.r].record_acked(newly);
     }
+}
+
+/// `packets` rounded down to a whole number of `mss`-byte packets' bytes. The margin (far below
+/// one byte in any window TCP can have) keeps a value that is a whole number of bytes, but
+/// carries the rounding error of the division, from falling a byte short.
+fn whole_bytes_below(packets: f64, mss: f64) -> f64 {
+    (packets * mss * (1.0 + 1e-12)).floor() / mss
+}
+
+/// A window of whole bytes after `growth` packets of it, as htsim grows `uint32_t _cwnd`:
+/// slow start stops at ssthresh exactly, congestion avoidance adds the growth rounded down to
+/// a byte (`⌊mss·newly/cwnd⌋` for Reno), and the window is snapped back to whole bytes so
+/// rounding errors do not accumulate over millions of ACKs.
+fn whole_bytes_grown(cwnd: f64, ssthresh: f64, growth: f64, mss: f64) -> f64 {
+    let growth = if cwnd < ssthresh { growth.min(ssthresh - cwnd) } else { growth };
+    let step = if growth >= 0.0 { whole_bytes_below(growth, mss) } else { -whole_bytes_below(-growth, mss) };
+    ((cwnd * mss).round() + (step * mss).round()) / mss
 }
 
 /// Runs `$body` with `$s` the sender of subflow `$r` and `$w` its window.
@@ -196,7 +226,12 @@ impl Connection {
     #[inline(always)]
     fn wake_at(&self, r: usize, at: Option<Time>, ctx: &mut Ctx) {
         if let Some(at) = at {
-            ctx.events.schedule_timer(at, Event::Retransmit(self.first_subflow + r as u32));
+            let global = self.first_subflow + r as u32;
+            if self.senders[r].is_scan(at, ctx.events.now()) {
+                ctx.scans.add(at, global, &mut ctx.events);
+            } else {
+                ctx.events.schedule_timer(at, Event::Retransmit(global));
+            }
         }
     }
 
@@ -294,6 +329,10 @@ impl Connection {
                 self.retransmit(r, seq, ctx);
                 timer
             }
+            AckOutcome::RetransmitAlone(seq) => {
+                self.retransmit(r, seq, ctx);
+                return;
+            }
             AckOutcome::Established => {
                 if r == 0 {
                     // MPTCP: the other subflows join once the first is established.
@@ -334,6 +373,9 @@ impl Connection {
                 self.reinject_outstanding(r);
                 self.resend(r, ctx);
                 self.schedule(ctx);
+                // A coarse timer's scan already set the next deadline: wake for it.
+                let wake = self.senders[r].wake(now);
+                self.wake_at(r, wake, ctx);
             }
             TimerOutcome::Reordered => {
                 self.resend(r, ctx);
@@ -353,5 +395,57 @@ impl Connection {
                 self.wake_at(r, wake, ctx);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{whole_bytes_below, whole_bytes_grown};
+
+    /// htsim's `TcpSrc` in its own integers (`uint32_t _cwnd`, `_ssthresh`): slow start adds
+    /// `min(ssthresh - cwnd, mss)`, congestion avoidance `mss * mss / cwnd`, a loss sets
+    /// `ssthresh = max(cwnd / 2, 2 mss)`, a timeout `cwnd = mss`. The byte window, in packets of
+    /// `f64`, must give the very same bytes after every step, for hundreds of thousands of steps.
+    #[test]
+    fn a_byte_window_follows_htsims_integer_arithmetic_step_for_step() {
+        for mss in [1500u64, 1000, 9000, 536] {
+            let m = mss as f64;
+            let (mut cwnd, mut ssthresh) = (10 * mss, 100 * mss);
+            let (mut w, mut t) = (10.0, 100.0);
+            for step in 0..300_000u64 {
+                if step % 7919 == 7918 {
+                    // A loss, then the window at ssthresh (fast recovery's exit).
+                    ssthresh = (cwnd / 2).max(2 * mss);
+                    cwnd = ssthresh;
+                    t = whole_bytes_below(w - w / 2.0, m).max(2.0);
+                    w = t;
+                } else if step % 50_021 == 50_020 {
+                    // A timeout: one packet, ssthresh from the window.
+                    ssthresh = (cwnd / 2).max(2 * mss);
+                    cwnd = mss;
+                    t = whole_bytes_below(w - w / 2.0, m).max(2.0);
+                    w = 1.0;
+                } else if cwnd < ssthresh {
+                    cwnd += (ssthresh - cwnd).min(mss);
+                    w = whole_bytes_grown(w, t, 1.0, m);
+                } else {
+                    cwnd += mss * mss / cwnd;
+                    w = whole_bytes_grown(w, t, 1.0 / w, m);
+                }
+                assert_eq!((w * m).round() as u64, cwnd, "mss {mss}, step {step}: window");
+                assert!((w * m - cwnd as f64).abs() < 1e-6, "mss {mss}, step {step}: {w} packets is not whole bytes");
+                assert_eq!((t * m).round() as u64, ssthresh, "mss {mss}, step {step}: ssthresh");
+            }
+        }
+    }
+
+    #[test]
+    fn whole_bytes_keep_exact_values_and_round_the_rest_down() {
+        assert_eq!(whole_bytes_below(0.1 * 3.0, 1500.0) * 1500.0, 450.0);
+        assert_eq!(whole_bytes_below(10.0 / 3.0, 1500.0) * 1500.0, 5000.0);
+        assert_eq!((whole_bytes_below(1.0 / 1501.0, 1500.0) * 1500.0).round(), 0.0);
+        assert_eq!((whole_bytes_below(15_001.0 / 1500.0 / 2.0, 1500.0) * 1500.0).round(), 7500.0);
+        // A law that shrinks the window loses whole bytes, rounded toward zero.
+        assert_eq!((whole_bytes_grown(10.0, 5.0, -0.0015, 1500.0) * 1500.0).round(), 14_998.0);
     }
 }

@@ -8,7 +8,7 @@ use sim_core::rng::stream;
 use sim_core::{BufferLimit, Discipline, EventList, Hop, Link, LinkCounters, LinkId, Network, PacketKind, Pipe, PipeId, Rate, Time};
 
 use crate::config::TcpConfig;
-use crate::connection::{Connection, ConnectionSettings, Ctx, DataLevel, Jitter};
+use crate::connection::{Connection, ConnectionSettings, Ctx, DataLevel, Jitter, TimerScans};
 use crate::event::{Event, MAX_INDEX};
 use crate::receiver::{Ack, Receiver, ReceiverConfig};
 use crate::records::{FlowRecord, LinkRecord, RunOutput, RunStats, Sample, SubflowRecord};
@@ -153,7 +153,7 @@ impl Simulation {
             events.schedule_timer(dt, Event::Sample);
         }
         Simulation {
-            ctx: Ctx { net: Network::new(), events, mss: config.mss, ack_size: config.ack_size, spare: None },
+            ctx: Ctx { net: Network::new(), events, mss: config.mss, ack_size: config.ack_size, scans: TimerScans::default(), spare: None },
             config,
             links: Vec::new(),
             conns: Vec::new(),
@@ -277,7 +277,7 @@ impl Simulation {
                 buffer: spec.receive_buffer.unwrap_or(u64::MAX),
                 ..DataLevel::default()
             },
-            config: ConnectionSettings::of(&spec.tcp),
+            config: ConnectionSettings::of(&spec.tcp, mss),
             size: spec.size,
             first_subflow,
             start: spec.start,
@@ -392,6 +392,12 @@ impl Simulation {
             }
             Event::WarmupEnd => self.snapshot(),
             Event::Sample => self.sample(),
+            Event::TimerScan => {
+                for g in self.ctx.scans.take(self.ctx.events.now()) {
+                    let (conn, r) = self.owners[g as usize];
+                    self.conns[conn as usize].on_timer(r as usize, &mut self.ctx);
+                }
+            }
         }
     }
 

@@ -109,6 +109,10 @@ impl Script {
                     self.transmit(seq);
                     timer
                 }
+                AckOutcome::RetransmitAlone(seq) => {
+                    self.transmit(seq);
+                    continue;
+                }
             };
             match timer {
                 TimerAction::Restart => {
@@ -132,7 +136,12 @@ impl Script {
             out = self.sender.on_timer(self.now, &mut self.window);
         }
         match out {
-            TimerOutcome::Timeout | TimerOutcome::Reordered => self.send(),
+            TimerOutcome::Timeout => {
+                self.send();
+                // As the connection does: a coarse timer's scan set the next deadline already.
+                self.sender.wake(self.now);
+            }
+            TimerOutcome::Reordered => self.send(),
             TimerOutcome::Probe => {
                 let last = self.sender.snd_max - 1;
                 self.transmit(last);
@@ -170,6 +179,22 @@ fn newreno_fast_retransmit_and_full_ack() {
     assert_eq!(s.sender.phase, Phase::Open);
     assert!(s.window.cwnd >= 6.5 && s.window.cwnd < 8.0, "deflated to ssthresh, then grown: {}", s.window.cwnd);
     assert_eq!(s.sender.counters.timeouts, 0);
+}
+
+/// htsim's `TcpSrc` on the third duplicate: the retransmission goes out alone, though the
+/// inflated window has room; new data waits for the next duplicate.
+#[test]
+fn the_fast_retransmission_goes_out_alone_when_asked() {
+    for alone in [false, true] {
+        let config = TcpConfig { fast_retransmit_alone: alone, ..TcpConfig::default() };
+        // With a window of 4, three duplicates inflate it to 2 + 3 = 5 beside 4 in flight.
+        let mut s = Script::new(config, 4.0, 1000);
+        s.send();
+        s.round(&[0], &[]);
+        let at_retransmit = s.log.iter().position(|l| l.2).expect("a fast retransmission");
+        let with_it: Vec<_> = s.log[at_retransmit..].iter().filter(|l| l.0 == s.log[at_retransmit].0).map(|l| l.1).collect();
+        assert_eq!(with_it, if alone { vec![0] } else { vec![0, 4] }, "fast_retransmit_alone = {alone}");
+    }
 }
 
 #[test]
@@ -270,4 +295,34 @@ fn timestamps_give_an_rtt_sample_from_a_retransmission() {
         let taken = s.sender.counters.rtt_samples - samples;
         assert_eq!(taken, timestamps as u64, "timestamps {timestamps}: {taken} samples");
     }
+}
+
+/// A coarse timer as htsim's scanner runs it (10 ms scans): a deadline fires at the first scan
+/// strictly after it; the timeout is backed off and its next deadline counted from that scan,
+/// and the timeout itself comes `(10 ms - lateness) / 200` later.
+#[test]
+fn a_scanned_timer_fires_after_its_deadline_with_htsims_offset() {
+    let config = TcpConfig {
+        timer_granularity: Time::from_ms(10),
+        initial_rto: Time::from_secs(1),
+        min_rto: Time::from_ms(250),
+        max_rto: Time::NEVER,
+        ..TcpConfig::default()
+    };
+    let mut s = Script::new(config, 1.0, 1000);
+    s.now = Time::from_ms(3);
+    s.send();
+    s.round(&[0], &[]);
+    // Deadline 1.003 s; the scan at 1.01 s finds it 7 ms late: the timeout 15 µs later.
+    assert_eq!(s.sender.rto_event, Time::from_ms(1010), "the first scan strictly after the deadline");
+    assert!(matches!(s.fire(), TimerOutcome::Timeout));
+    assert_eq!(s.now, Time::from_ms(1010) + Time::from_us(15));
+    assert_eq!(s.retransmissions(), vec![0]);
+    // Backed off to 2 s from the scan: due at 3.01 s exactly, found by the scan after it,
+    // 10 ms late, so the timeout comes with that scan.
+    assert_eq!(s.sender.rto_deadline, Time::from_ms(3010));
+    s.round(&[], &[0]);
+    assert!(matches!(s.fire(), TimerOutcome::Timeout));
+    assert_eq!(s.now, Time::from_ms(3020));
+    assert_eq!(s.sender.counters.timeouts, 2);
 }
