@@ -49,13 +49,14 @@ impl EventCode for Event {
             Event::Net(NetEvent::LinkExit(l)) => (0, l.0),
             Event::Net(NetEvent::PipeExit(p)) => (1, p.0),
             Event::Retransmit(s) => (2, s),
+            // No subflow has the largest index (the simulation keeps them below half of it).
+            Event::TimerScan => (2, MAX_INDEX),
             Event::DelayedAck(s) => (3, s),
             Event::Start(c) => (4, c),
             Event::Stop(c) => (5, c),
             Event::LinkState(l, up) => (6, l.0 * 2 + up as u32),
             Event::WarmupEnd => (7, 0),
             Event::Sample => (7, 1),
-            Event::TimerScan => (7, 2),
         };
         debug_assert!(index <= MAX_INDEX);
         kind << INDEX_BITS | index
@@ -67,14 +68,14 @@ impl EventCode for Event {
         match code >> INDEX_BITS {
             0 => Event::Net(NetEvent::LinkExit(LinkId(index))),
             1 => Event::Net(NetEvent::PipeExit(PipeId(index))),
+            2 if index == MAX_INDEX => Event::TimerScan,
             2 => Event::Retransmit(index),
             3 => Event::DelayedAck(index),
             4 => Event::Start(index),
             5 => Event::Stop(index),
             6 => Event::LinkState(LinkId(index / 2), index % 2 == 1),
             _ if index == 0 => Event::WarmupEnd,
-            _ if index == 1 => Event::Sample,
-            _ => Event::TimerScan,
+            _ => Event::Sample,
         }
     }
 }

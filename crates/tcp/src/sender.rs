@@ -218,9 +218,6 @@ pub struct SubflowSender {
     pub dupacks: u32,
     /// Whether the first partial ACK of this recovery has been seen (it re-arms the timer).
     pub partial_seen: bool,
-    /// A timeout found by a scan of a coarse timer, carried out at the next wake-up whatever
-    /// arrives before it (htsim's `_rtx_timeout_pending`).
-    timeout_pending: bool,
     /// RFC 6298's SRTT/RTTVAR estimator: it sets the retransmission timeout, and its samples
     /// feed the window law's `τ_r`.
     pub rtt: RttEstimator,
@@ -249,6 +246,9 @@ pub struct SubflowSender {
     probe_resent: bool,
     /// The SYN was sent more than once (no RTT sample from its SYN-ACK without timestamps).
     syn_resent: bool,
+    /// A timeout found by a scan of a coarse timer, carried out at the next wake-up whatever
+    /// arrives before it (htsim's `_rtx_timeout_pending`).
+    timeout_pending: bool,
     settings: SenderSettings,
 }
 

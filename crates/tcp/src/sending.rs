@@ -50,15 +50,11 @@ impl Window for Law<'_> {
         };
         // Some laws (OLIA, RSF) may shrink the window; it never goes below one packet. A law
         // that answers NaN (parameters at the edge of their range) leaves it as it was.
-        if growth.is_nan() {
-            return;
+        if self.settings.bytes_per_packet > 0.0 {
+            self.states[self.r].cwnd = whole_bytes_grown(cwnd, ssthresh, growth, self.settings.bytes_per_packet);
+        } else if !growth.is_nan() {
+            self.states[self.r].cwnd = (cwnd + growth).max(1.0);
         }
-        let grown = if self.settings.bytes_per_packet > 0.0 {
-            whole_bytes_grown(cwnd, ssthresh, growth, self.settings.bytes_per_packet)
-        } else {
-            cwnd + growth
-        };
-        self.states[self.r].cwnd = grown.max(1.0);
     }
 
     fn reduce(&mut self) -> (f64, f64, Option<f64>) {
@@ -102,21 +98,30 @@ impl Window for Law<'_> {
     }
 }
 
-/// `packets` rounded down to a whole number of `mss`-byte packets' bytes. The margin (far below
-/// one byte in any window TCP can have) keeps a value that is a whole number of bytes, but
-/// carries the rounding error of the division, from falling a byte short.
+/// `packets` of `mss` bytes, in whole bytes rounded toward zero. The margin (far below one
+/// byte in any window TCP can have) keeps a value that is a whole number of bytes, but carries
+/// the rounding error of a division, from falling a byte short. (A conversion to an integer
+/// truncates in one instruction; `f64::floor` is a call into libm without SSE4.1.)
+#[inline]
+fn whole_bytes(packets: f64, mss: f64) -> i64 {
+    (packets * mss * (1.0 + 1e-12)) as i64
+}
+
+/// `packets` rounded down to a whole number of bytes, in packets.
 fn whole_bytes_below(packets: f64, mss: f64) -> f64 {
-    (packets * mss * (1.0 + 1e-12)).floor() / mss
+    whole_bytes(packets, mss) as f64 / mss
 }
 
 /// A window of whole bytes after `growth` packets of it, as htsim grows `uint32_t _cwnd`:
 /// slow start stops at ssthresh exactly, congestion avoidance adds the growth rounded down to
-/// a byte (`⌊mss·newly/cwnd⌋` for Reno), and the window is snapped back to whole bytes so
-/// rounding errors do not accumulate over millions of ACKs.
+/// a byte (`⌊mss·newly/cwnd⌋` for Reno; a NaN adds nothing), and the window is snapped back to
+/// whole bytes so rounding errors do not accumulate over millions of ACKs. Never below one
+/// packet. Out of line: only the `htsim` profile has a byte window.
+#[inline(never)]
 fn whole_bytes_grown(cwnd: f64, ssthresh: f64, growth: f64, mss: f64) -> f64 {
     let growth = if cwnd < ssthresh { growth.min(ssthresh - cwnd) } else { growth };
-    let step = if growth >= 0.0 { whole_bytes_below(growth, mss) } else { -whole_bytes_below(-growth, mss) };
-    ((cwnd * mss).round() + (step * mss).round()) / mss
+    let window = (cwnd * mss + 0.5) as i64;
+    ((window + whole_bytes(growth, mss)) as f64 / mss).max(1.0)
 }
 
 /// Runs `$body` with `$s` the sender of subflow `$r` and `$w` its window.

@@ -392,12 +392,18 @@ impl Simulation {
             }
             Event::WarmupEnd => self.snapshot(),
             Event::Sample => self.sample(),
-            Event::TimerScan => {
-                for g in self.ctx.scans.take(self.ctx.events.now()) {
-                    let (conn, r) = self.owners[g as usize];
-                    self.conns[conn as usize].on_timer(r as usize, &mut self.ctx);
-                }
-            }
+            Event::TimerScan => self.scan_timers(),
+        }
+    }
+
+    /// A scan of coarse timers: the subflows due now, in the order they were added. Out of
+    /// line: a scan comes every few milliseconds at most, packets every microsecond.
+    #[cold]
+    #[inline(never)]
+    fn scan_timers(&mut self) {
+        for g in self.ctx.scans.take(self.ctx.events.now()) {
+            let (conn, r) = self.owners[g as usize];
+            self.conns[conn as usize].on_timer(r as usize, &mut self.ctx);
         }
     }
 
