@@ -29,6 +29,8 @@ mod summarize;
 mod summary;
 mod sweep;
 mod tables;
+#[cfg(target_os = "linux")]
+mod testbed;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -98,6 +100,13 @@ enum Command {
         /// The `ns` program [default: `ns` on the PATH].
         #[arg(long, value_name = "PATH")]
         ns: Option<PathBuf>,
+    },
+    /// Run the scenario in real time on this machine's own TCP (Linux, as root): hosts in
+    /// network namespaces, the links emulated behind a TUN device; writes the tables of `run`
+    /// (docs/testbed.md).
+    Testbed {
+        #[command(flatten)]
+        scenario: ScenarioArgs,
     },
     /// Write the scenario as a script for another simulator, to standard output.
     Export {
@@ -477,6 +486,16 @@ fn default_dataset(file: &Path, quick: bool) -> PathBuf {
 }
 
 /// `dir` with `suffix` after its last component (`results/x` → `results/x-quick`).
+#[cfg(target_os = "linux")]
+fn run_testbed(file: &Path, sets: &[(String, String)], out: Option<PathBuf>, overwrite: bool, quiet: bool) -> Result<(), String> {
+    testbed::testbed(file, sets, out, overwrite, quiet)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn run_testbed(_: &Path, _: &[(String, String)], _: Option<PathBuf>, _: bool, _: bool) -> Result<(), String> {
+    Err("the testbed runs the scenario on Linux's own TCP, in network namespaces: it needs Linux".into())
+}
+
 fn suffixed(dir: PathBuf, suffix: &str) -> PathBuf {
     dir.with_file_name(format!("{}{suffix}", dir.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()))
 }
@@ -517,6 +536,9 @@ fn main() -> ExitCode {
         Command::Validate { file, sets } => validate(&file, &sets),
         Command::Ns2 { scenario: ScenarioArgs { file, out, sets, quick, overwrite, quiet }, ns } => {
             scenario_sets(&file, &sets, quick).and_then(|sets| ns2_run::ns2(&file, &sets, out, ns.as_deref(), overwrite, quiet))
+        }
+        Command::Testbed { scenario: ScenarioArgs { file, out, sets, quick, overwrite, quiet } } => {
+            scenario_sets(&file, &sets, quick).and_then(|sets| run_testbed(&file, &sets, out, overwrite, quiet))
         }
         Command::Export { to: ExportTarget::Ns2 { file, sets } } => parse_sets(&sets, None)
             .and_then(|sets| ns2_run::load(&file, &sets))

@@ -45,6 +45,21 @@ impl Scenario {
         Ok(sim)
     }
 
+    /// The links and flows as the simulation would take them, checked as [`Scenario::build`]
+    /// checks them, for a run of the network elsewhere (`equipoise testbed`).
+    pub fn specs(&self) -> Result<(Vec<LinkSpec>, Vec<FlowSpec>)> {
+        self.check_sizes()?;
+        let index = self.link_index()?;
+        let links = self.links.iter().map(|l| self.link_spec(l)).collect::<Result<Vec<_>>>()?;
+        self.check_flow_names()?;
+        let mut previous = None;
+        let mut flows = Vec::with_capacity(self.flows.len());
+        for flow in &self.flows {
+            flows.push(self.flow_spec(flow, &index, &mut previous)?.clone());
+        }
+        Ok((links, flows))
+    }
+
     fn link_spec(&self, link: &LinkModel) -> Result<LinkSpec> {
         let rate = self.rate(&format!("{}.rate", link.key), link.rate)?;
         let buffer = match link.buffer {

@@ -1,0 +1,267 @@
+//! The testbed's hosts: for each flow a receiving socket in the receivers' namespace and a
+//! sending socket in the senders' namespace, bound to the flow's addresses, with the kernel's
+//! Reno; and a sampler that reads the senders' `ss -ti` counters (the kernel's `tcp_info`).
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, SocketAddrV4, TcpListener};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use socket2::{Domain, Protocol, Socket, Type};
+
+use super::addresses;
+use super::netns::Entry;
+
+/// The port every receiver listens on (each at its own address).
+pub const PORT: u16 = 5001;
+
+/// One flow as the hosts run it.
+#[derive(Clone, Debug)]
+pub struct HostFlow {
+    /// Index of the flow (its receiver's address).
+    pub flow: usize,
+    /// Global index of its first subflow (its sender's address).
+    pub subflow: usize,
+    /// When it starts and stops sending, from the run's start.
+    pub start: Duration,
+    /// When it stops offering new data (`None`: at the end of the run).
+    pub stop: Option<Duration>,
+    /// Application bytes to send (`None`: bulk).
+    pub bytes: Option<u64>,
+}
+
+/// What a receiver counted: application bytes in order, and when the last of a finite
+/// transfer arrived.
+#[derive(Debug, Default)]
+pub struct Received {
+    /// Bytes read so far.
+    pub bytes: AtomicU64,
+    /// Nanoseconds from the run's start to the end of the stream (0: not yet).
+    pub finished_ns: AtomicU64,
+}
+
+/// Starts the receiver of `flow` in the receivers' namespace; returns once it listens.
+pub fn start_receiver(ns: &Entry, flow: usize, t0: Instant, stop: Arc<AtomicBool>) -> Result<Arc<Received>, String> {
+    let received = Arc::new(Received::default());
+    let (ready, listening) = std::sync::mpsc::channel();
+    let (ns, counts) = (ns.clone(), received.clone());
+    std::thread::Builder::new()
+        .name(format!("receiver-{flow}"))
+        .spawn(move || {
+            let listener = ns.enter().and_then(|()| {
+                let at = SocketAddrV4::new(addresses::receiver(flow), PORT);
+                let l = TcpListener::bind(at).map_err(|e| format!("receiver of flow {flow} cannot listen on {at}: {e}"))?;
+                l.set_nonblocking(true).map_err(|e| e.to_string())?;
+                Ok(l)
+            });
+            let listener = match listener {
+                Ok(l) => {
+                    let _ = ready.send(Ok(()));
+                    l
+                }
+                Err(e) => {
+                    let _ = ready.send(Err(e));
+                    return;
+                }
+            };
+            let mut stream = loop {
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                match listener.accept() {
+                    Ok((s, _)) => break s,
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => std::thread::sleep(Duration::from_millis(2)),
+                    Err(_) => return,
+                }
+            };
+            let _ = stream.set_nonblocking(false);
+            let _ = stream.set_read_timeout(Some(Duration::from_millis(50)));
+            let mut buf = vec![0u8; 1 << 16];
+            while !stop.load(Ordering::Relaxed) {
+                match stream.read(&mut buf) {
+                    Ok(0) => {
+                        counts.finished_ns.store(t0.elapsed().as_nanos().max(1) as u64, Ordering::Relaxed);
+                        break;
+                    }
+                    Ok(n) => {
+                        counts.bytes.fetch_add(n as u64, Ordering::Relaxed);
+                    }
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut | std::io::ErrorKind::Interrupted
+                        ) => {}
+                    Err(_) => break,
+                }
+            }
+            // Keep the connection open until the run ends, as a simulation's receivers stay.
+            while !stop.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        })
+        .map_err(|e| format!("cannot start a receiver thread: {e}"))?;
+    listening.recv().map_err(|_| "a receiver thread ended before listening".to_string())??;
+    Ok(received)
+}
+
+/// Starts the sender of `flow` in the senders' namespace: it connects at the flow's start,
+/// sends until its stop, its size or the end, and keeps the socket open until `stop` (so that
+/// its counters can still be read). Errors are put in `errors`.
+pub fn start_sender(
+    ns: &Entry,
+    flow: HostFlow,
+    t0: Instant,
+    end: Duration,
+    stop: Arc<AtomicBool>,
+    errors: Arc<Mutex<Vec<String>>>,
+) -> Result<(), String> {
+    let ns = ns.clone();
+    std::thread::Builder::new()
+        .name(format!("sender-{}", flow.flow))
+        .spawn(move || {
+            if let Err(e) = send(&ns, &flow, t0, end, &stop) {
+                errors.lock().expect("no panics while held").push(e);
+            }
+            while !stop.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        })
+        .map(|_| ())
+        .map_err(|e| format!("cannot start a sender thread: {e}"))
+}
+
+fn send(ns: &Entry, flow: &HostFlow, t0: Instant, end: Duration, stop: &AtomicBool) -> Result<(), String> {
+    ns.enter()?;
+    let wait_until = |t: Duration| {
+        while t0.elapsed() < t && !stop.load(Ordering::Relaxed) {
+            std::thread::sleep((t - t0.elapsed()).min(Duration::from_millis(20)));
+        }
+    };
+    wait_until(flow.start);
+    if stop.load(Ordering::Relaxed) || t0.elapsed() >= end {
+        return Ok(());
+    }
+    let name = flow.flow;
+    let socket = Socket::new(Domain::IPV4, Type::STREAM, Some(Protocol::TCP)).map_err(|e| format!("flow {name}: socket: {e}"))?;
+    socket.set_tcp_congestion(b"reno").map_err(|e| format!("flow {name}: the kernel's reno is unavailable (TCP_CONGESTION): {e}"))?;
+    let from = SocketAddr::V4(SocketAddrV4::new(addresses::sender(flow.subflow), 0));
+    socket.bind(&from.into()).map_err(|e| format!("flow {name}: bind {from}: {e}"))?;
+    let to = SocketAddr::V4(SocketAddrV4::new(addresses::receiver(flow.flow), PORT));
+    let left = end.saturating_sub(t0.elapsed());
+    if let Err(e) = socket.connect_timeout(&to.into(), left.max(Duration::from_millis(1))) {
+        // A handshake the run ends before is no error: the flow delivered nothing.
+        return if t0.elapsed() >= end { Ok(()) } else { Err(format!("flow {name}: connect to {to}: {e}")) };
+    }
+    socket.set_write_timeout(Some(Duration::from_millis(50))).map_err(|e| e.to_string())?;
+    let mut stream: std::net::TcpStream = socket.into();
+    let chunk = vec![0u8; 1 << 16];
+    let until = flow.stop.unwrap_or(end).min(end);
+    let mut left = flow.bytes.unwrap_or(u64::MAX);
+    while left > 0 && t0.elapsed() < until && !stop.load(Ordering::Relaxed) {
+        let n = chunk.len().min(left.min(usize::MAX as u64) as usize);
+        match stream.write(&chunk[..n]) {
+            Ok(k) => left -= k as u64,
+            Err(e)
+                if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut | std::io::ErrorKind::Interrupted) => {}
+            Err(e) => return Err(format!("flow {name}: send: {e}")),
+        }
+    }
+    if left == 0 {
+        let _ = stream.shutdown(std::net::Shutdown::Write);
+    }
+    // The socket stays open (and its counters readable) until the run ends.
+    while !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(stream);
+    Ok(())
+}
+
+/// One sender socket's counters, as `ss -ti` prints the kernel's `tcp_info`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SocketInfo {
+    /// Congestion window, segments.
+    pub cwnd: f64,
+    /// Smoothed RTT, seconds.
+    pub srtt_s: f64,
+    /// Smallest RTT seen, seconds.
+    pub min_rtt_s: f64,
+    /// Data segments sent, retransmissions included (`data_segs_out`).
+    pub data_segs_out: u64,
+    /// Segments retransmitted in all (`retrans:…/total`).
+    pub retransmitted: u64,
+    /// Bytes acknowledged (`bytes_acked`).
+    pub bytes_acked: u64,
+    /// The connection's maximum segment size, payload bytes.
+    pub mss: u64,
+}
+
+/// Parses `ss -tinHO` output: per sender address (global subflow), its socket's counters.
+pub fn parse_ss(text: &str) -> Vec<(usize, SocketInfo)> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let mut words = line.split_whitespace();
+        // State, Recv-Q, Send-Q, local address:port, peer address:port, then the details.
+        let Some(local) = words.nth(3) else { continue };
+        let Some(peer) = words.next() else { continue };
+        if !peer.ends_with(&format!(":{PORT}")) {
+            continue;
+        }
+        let Some(g) = local.rsplit_once(':').and_then(|(a, _)| a.parse().ok()).and_then(addresses::subflow_of_sender) else { continue };
+        let mut info = SocketInfo::default();
+        for w in words {
+            let Some((key, value)) = w.split_once(':') else { continue };
+            let number = |v: &str| v.parse::<f64>().ok();
+            match key {
+                "cwnd" => info.cwnd = number(value).unwrap_or(0.0),
+                "rtt" => info.srtt_s = value.split('/').next().and_then(number).unwrap_or(0.0) / 1e3,
+                "minrtt" => info.min_rtt_s = number(value).unwrap_or(0.0) / 1e3,
+                "data_segs_out" => info.data_segs_out = value.parse().unwrap_or(0),
+                "retrans" => info.retransmitted = value.split('/').nth(1).and_then(|v| v.parse().ok()).unwrap_or(0),
+                "bytes_acked" => info.bytes_acked = value.parse().unwrap_or(0),
+                "mss" => info.mss = value.parse().unwrap_or(0),
+                _ => {}
+            }
+        }
+        out.push((g, info));
+    }
+    out
+}
+
+/// Reads every sender socket's counters now (`ss` run from a thread in the senders'
+/// namespace, so the child is there too).
+pub fn read_senders(ns: &Entry) -> Result<Vec<(usize, SocketInfo)>, String> {
+    let ns = ns.clone();
+    std::thread::spawn(move || -> Result<String, String> {
+        ns.enter()?;
+        let out = std::process::Command::new("ss").args(["-tinHO"]).output().map_err(|e| format!("cannot run `ss` (iproute2): {e}"))?;
+        if !out.status.success() {
+            return Err(format!("ss -tinHO failed: {}", String::from_utf8_lossy(&out.stderr).trim()));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    })
+    .join()
+    .map_err(|_| "the thread reading `ss` panicked".to_string())?
+    .map(|text| parse_ss(&text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ss_lines_give_each_sender_its_counters() {
+        let text = "ESTAB 0 1448 198.18.1.2:41234 198.19.1.1:5001 reno wscale:7,7 rto:204 rtt:12.5/1.25 ato:40 mss:1448 pmtu:1500 \
+                    rcvmss:536 advmss:1448 cwnd:17 ssthresh:12 bytes_sent:1000 bytes_retrans:2896 bytes_acked:725000 segs_out:600 \
+                    segs_in:300 data_segs_out:598 send 15.7Mbps lastsnd:1 retrans:0/2 minrtt:10.2\n\
+                    LISTEN 0 128 198.18.1.2:22 0.0.0.0:*\n";
+        let parsed = parse_ss(text);
+        assert_eq!(parsed.len(), 1);
+        let (g, info) = parsed[0];
+        assert_eq!(g, 1);
+        assert_eq!(info.cwnd, 17.0);
+        assert!((info.srtt_s - 0.0125).abs() < 1e-12 && (info.min_rtt_s - 0.0102).abs() < 1e-12);
+        assert_eq!((info.data_segs_out, info.retransmitted, info.bytes_acked, info.mss), (598, 2, 725_000, 1448));
+    }
+}

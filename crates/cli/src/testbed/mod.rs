@@ -1,0 +1,469 @@
+//! `equipoise testbed`: a scenario run in real time on this machine's own TCP. Each side of
+//! the network is a network namespace (the senders', the receivers'), joined through a router
+//! namespace whose forwarded packets pass through a TUN device into the emulator: the
+//! scenario's links as sim-core models them (rate, buffer, discipline, random loss, delay,
+//! up/down events), on the wall clock. The flows are the kernel's sockets with its Reno; the
+//! results are the tables of `equipoise run` (`equipoise.source = "testbed"`).
+
+mod addresses;
+mod emulator;
+mod hosts;
+mod netns;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use sim_core::{Rate, Time};
+use tcp::{FlowRecord, FlowSpec, LinkSpec, RunOutput, RunStats, Sample, SubflowRecord};
+use topologies::{Experiment, Scenario};
+
+use hosts::{HostFlow, Received, SocketInfo};
+use netns::{Namespaces, Role};
+
+/// The longest run the testbed accepts: it runs in real time.
+const MAX_DURATION: Time = Time::from_secs(3600);
+/// The fastest link it emulates, and the most all links may carry together: beyond these, two
+/// cores no longer keep the emulator's timing within what docs/testbed.md measures.
+const MAX_LINK_RATE: Rate = Rate::mbps(100);
+const MAX_TOTAL_RATE: Rate = Rate::mbps(200);
+/// How often the senders' counters are read (the time-series resolution without
+/// `sim.sample_interval`).
+const SAMPLE_EVERY: Duration = Duration::from_millis(100);
+/// The kernel's TCP headers on a full segment with timestamps (IPv4 20, TCP 20, options 12).
+const HEADERS: u64 = 52;
+
+/// What the testbed runs of a scenario, checked before anything is set up.
+struct Plan {
+    links: Vec<LinkSpec>,
+    flows: Vec<FlowSpec>,
+    /// Per global subflow: its path and its ACKs' path, as link positions.
+    paths: Vec<Vec<usize>>,
+    reverse: Vec<Option<Vec<usize>>>,
+}
+
+/// The scenario of `file` with `sets` applied, as a network.
+fn load(file: &Path, sets: &[(String, String)]) -> Result<Scenario, String> {
+    match topologies::load_experiment(file, sets).map_err(|e| e.to_string())? {
+        Experiment::Packet(s) => Ok(s),
+        Experiment::Aimd(_) => {
+            Err(format!("{}: an [aimd] scenario is a model, not a network: the testbed has nothing to run", file.display()))
+        }
+    }
+}
+
+/// Checks that the kernel can run every part of `s`, naming the key of the first that it
+/// cannot.
+fn plan(s: &Scenario) -> Result<Plan, String> {
+    let file = &s.file;
+    let no = |key: &str, why: &str| Err(format!("{file}: {key}: {why}"));
+    if s.sim.duration > MAX_DURATION {
+        return no("sim.duration", &format!("the testbed runs in real time; at most {MAX_DURATION}"));
+    }
+    if !(576..=9000).contains(&s.sim.mss) {
+        return no("sim.mss", "the testbed's packets are the kernel's: an MTU from 576 to 9000 bytes");
+    }
+    if !s.captures.is_empty() {
+        return no("capture", "captures of the kernel's packets are not made by the testbed yet");
+    }
+    let (links, flows) = s.specs().map_err(|e| e.to_string())?;
+    let mut total = 0u64;
+    for (spec, model) in links.iter().zip(&s.links) {
+        if spec.rate > MAX_LINK_RATE {
+            return no(
+                &format!("{}.rate", model.key),
+                &format!("the testbed emulates links up to {} Mb/s", MAX_LINK_RATE.as_bps() / 1_000_000),
+            );
+        }
+        total += spec.rate.as_bps();
+    }
+    if total > MAX_TOTAL_RATE.as_bps() {
+        return no(
+            "link",
+            &format!(
+                "the links' rates add up to {} Mb/s, above the {} Mb/s the testbed emulates",
+                total as f64 / 1e6,
+                MAX_TOTAL_RATE.as_bps() / 1_000_000
+            ),
+        );
+    }
+    let (mut paths, mut reverse) = (Vec::new(), Vec::new());
+    for (spec, model) in flows.iter().zip(&s.flows) {
+        if spec.paths.len() > 1 {
+            return no(&format!("{}.paths", model.key), "two-path flows need the kernel's MPTCP, which the testbed does not run yet");
+        }
+        if model.cc.algorithm != "reno" {
+            return no(
+                &format!("{}.cc", model.key),
+                &format!("the kernel runs single-path flows with its own Reno; `{}` is a law of the simulator", model.cc.algorithm),
+            );
+        }
+        if spec.tcp.jitter > Time::ZERO {
+            return no(&format!("{}.tcp.jitter", model.key), "the send jitter is the simulator's; the kernel sends when it sends");
+        }
+        if spec.receive_buffer.is_some() {
+            return no(&format!("{}.receive_buffer", model.key), "the kernel sizes its own receive buffers");
+        }
+        for (r, path) in spec.paths.iter().enumerate() {
+            paths.push(path.iter().map(|l| l.0 as usize).collect());
+            reverse.push(spec.reverse_paths.as_ref().map(|rev| rev[r].iter().map(|l| l.0 as usize).collect()));
+        }
+    }
+    if flows.len() > addresses::MAX_HOSTS || paths.len() > addresses::MAX_HOSTS {
+        return no("flow", &format!("the testbed addresses at most {} flows", addresses::MAX_HOSTS));
+    }
+    Ok(Plan { links, flows, paths, reverse })
+}
+
+/// `equipoise testbed`: runs the scenario on the kernel and writes the tables of a run.
+pub fn testbed(file: &Path, sets: &[(String, String)], out: Option<PathBuf>, overwrite: bool, quiet: bool) -> Result<(), String> {
+    let scenario = load(file, sets)?;
+    let plan = plan(&scenario)?;
+    netns::check_privileges()?;
+    let dir = out.unwrap_or_else(|| crate::suffixed(crate::default_out(file), "-testbed"));
+    let target = crate::output::prepare(&dir, overwrite)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, stop.clone()).map_err(|e| format!("cannot handle signal {signal}: {e}"))?;
+    }
+    let started = Instant::now();
+    let run = run(&scenario, &plan, &stop, quiet)?;
+    if stop.load(Ordering::Relaxed) && run.interrupted {
+        return Err("stopped by a signal: the namespaces and devices are removed, no tables written".into());
+    }
+    let metrics = scenario.metrics(&run.output);
+    let mut provenance = crate::tables::Provenance {
+        source: "testbed",
+        ..crate::tables::Provenance::packet(file.display().to_string(), scenario.text.clone(), scenario.sim.seed)
+    };
+    provenance.notes.push(("testbed.kernel".into(), kernel_version()));
+    provenance.notes.push(("testbed.unmeasured".into(), UNMEASURED.join(", ")));
+    provenance.notes.push(("testbed.goodput".into(), GOODPUT_NOTE.into()));
+    provenance.notes.push((
+        "testbed.lag_s".into(),
+        format!("median {:.6}, 99th percentile {:.6}, largest {:.6}", run.lag_s[0], run.lag_s[1], run.lag_s[2]),
+    ));
+    provenance.notes.push(("testbed.strays".into(), run.strays.to_string()));
+    let written = crate::tables::write_run(&dir, target, &run.output, &metrics, &provenance, Vec::new())?;
+    if !quiet {
+        let name = scenario.meta.name.as_deref().unwrap_or("scenario");
+        crate::emit(&format!("{name} ({}), on the testbed (Linux {})\n\n", file.display(), kernel_version()));
+        crate::emit(&crate::summary::render(&run.output, scenario.sim.warmup.as_secs_f64(), started.elapsed().as_secs_f64()));
+        crate::emit(&crate::summary::render_metrics(&metrics));
+        crate::emit(&format!(
+            "not measured on the testbed (0): {}\nthe emulator's events ran late by {:.3} ms (median, at most), {:.3} ms (99th percentile), {:.3} ms (largest)\n",
+            UNMEASURED.join(", "),
+            run.lag_s[0] * 1e3,
+            run.lag_s[1] * 1e3,
+            run.lag_s[2] * 1e3
+        ));
+        let names: Vec<String> = written.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
+        crate::emit(&format!("tables in {}/: {}\n", dir.display(), names.join(", ")));
+    }
+    Ok(())
+}
+
+/// Columns the kernel's counters do not give.
+const UNMEASURED: [&str; 4] = ["timeouts", "loss_events", "fast_retransmits", "duplicate_acks"];
+
+/// How goodput is counted, so that it compares with a simulation's.
+const GOODPUT_NOTE: &str =
+    "application bytes received, scaled by sim.mss over the connection's payload per full segment (the simulator counts whole packets)";
+
+/// The running kernel's release.
+fn kernel_version() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease").map(|s| s.trim().to_string()).unwrap_or_else(|_| "unknown".into())
+}
+
+/// What one testbed run gave.
+struct TestbedRun {
+    output: RunOutput,
+    /// How late the emulator's events ran: median, 99th percentile, largest, seconds.
+    lag_s: [f64; 3],
+    /// Packets between the namespaces that belonged to no subflow (passed on unemulated).
+    strays: u64,
+    interrupted: bool,
+}
+
+/// Sets up the namespaces, runs the flows and the links for the scenario's duration, and takes
+/// everything down again (also on error).
+fn run(s: &Scenario, plan: &Plan, stop: &Arc<AtomicBool>, quiet: bool) -> Result<TestbedRun, String> {
+    let ns = Namespaces::create()?;
+    let result = run_in(s, plan, &ns, stop, quiet);
+    // Every thread sees the end; the namespaces are removed here, by this thread, as `ns`
+    // goes (the threads hold only their names).
+    stop.store(true, Ordering::Relaxed);
+    drop(ns);
+    result
+}
+
+fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, quiet: bool) -> Result<TestbedRun, String> {
+    let mss = s.sim.mss.to_string();
+    wire(ns, plan, &mss)?;
+    // The emulator's thread makes the TUN device in the router's namespace and waits for the
+    // start.
+    let (tun_ready, tun_made) = std::sync::mpsc::channel();
+    let (go, started) = std::sync::mpsc::channel::<Instant>();
+    let emulator = {
+        let (router, stop) = (ns.entry(Role::Router), stop.clone());
+        let (links, paths, reverse) = (plan.links.clone(), plan.paths.clone(), plan.reverse.clone());
+        let (seed, warmup, end, mtu) = (s.sim.seed, s.sim.warmup, s.sim.duration, s.sim.mss);
+        std::thread::Builder::new()
+            .name("emulator".into())
+            .spawn(move || -> Result<emulator::LinkReport, String> {
+                let device = router.enter().and_then(|()| {
+                    let mut config = tun::Configuration::default();
+                    config.tun_name("tb").mtu(mtu as u16).up();
+                    tun::create(&config).map_err(|e| format!("cannot make the TUN device: {e}"))
+                });
+                let device = match device {
+                    Ok(d) => {
+                        let _ = tun_ready.send(Ok(()));
+                        d
+                    }
+                    Err(e) => {
+                        let _ = tun_ready.send(Err(e.clone()));
+                        return Err(e);
+                    }
+                };
+                let (reader, mut writer) = device.split();
+                let (to, from_tun) = std::sync::mpsc::sync_channel(65_536);
+                let reading = stop.clone();
+                std::thread::Builder::new()
+                    .name("tun-reader".into())
+                    .spawn(move || emulator::read_tun(reader, to, reading))
+                    .map_err(|e| format!("cannot start the TUN reader: {e}"))?;
+                emulator::real_time()?;
+                let Ok(t0) = started.recv() else { return Err("the run did not start".into()) };
+                emulator::Emulator::new(&links, &paths, &reverse, seed, warmup).run(t0, end, &from_tun, &mut writer, &stop)
+            })
+            .map_err(|e| format!("cannot start the emulator thread: {e}"))?
+    };
+    tun_made.recv().map_err(|_| "the emulator thread ended early".to_string())??;
+    ns.sysctl(Role::Router, "net.ipv4.conf.tb.rp_filter", "0")?;
+    ns.ip_batch(Role::Router, "rule add iif rs lookup 100\nrule add iif rr lookup 100\nroute add default dev tb table 100\n")?;
+
+    let t0 = Instant::now();
+    let received: Vec<Arc<Received>> =
+        (0..plan.flows.len()).map(|f| hosts::start_receiver(&ns.entry(Role::Receivers), f, t0, stop.clone())).collect::<Result<_, _>>()?;
+    let t0 = Instant::now();
+    go.send(t0).map_err(|_| "the emulator thread ended early".to_string())?;
+    let end = Duration::from_nanos(s.sim.duration.as_ps() / 1000);
+    let warmup = Duration::from_nanos(s.sim.warmup.as_ps() / 1000);
+    let errors = Arc::new(Mutex::new(Vec::new()));
+    let senders = ns.entry(Role::Senders);
+    let mut first = 0;
+    let mut host_flows = Vec::with_capacity(plan.flows.len());
+    for (f, spec) in plan.flows.iter().enumerate() {
+        let segments = spec.size.map(|b| b.div_ceil(s.sim.mss as u64).max(1));
+        let flow = HostFlow {
+            flow: f,
+            subflow: first,
+            start: Duration::from_nanos(spec.start.as_ps() / 1000),
+            stop: spec.stop.map(|t| Duration::from_nanos(t.as_ps() / 1000)),
+            // The simulator's segments, each carrying the kernel's payload of a full segment.
+            bytes: segments.map(|n| n * (s.sim.mss as u64 - HEADERS)),
+        };
+        first += spec.paths.len();
+        hosts::start_sender(&senders, flow.clone(), t0, end, stop.clone(), errors.clone())?;
+        host_flows.push(flow);
+    }
+
+    // Until the end: the senders' counters every SAMPLE_EVERY, a snapshot at the warm-up.
+    let sample_every =
+        s.sim.sample_interval.map_or(SAMPLE_EVERY, |t| Duration::from_nanos(t.as_ps() / 1000).max(Duration::from_millis(10)));
+    let subflows = plan.paths.len();
+    let mut sums = vec![(0.0f64, 0.0f64, 0u64); subflows];
+    let (mut at_warmup, mut last): (Vec<SocketInfo>, Vec<SocketInfo>) =
+        (vec![SocketInfo::default(); subflows], vec![SocketInfo::default(); subflows]);
+    let mut received_at_warmup = vec![0u64; plan.flows.len()];
+    let mut received_at_stop: Vec<Option<u64>> = vec![None; plan.flows.len()];
+    let mut samples = Vec::new();
+    let mut warm_taken = warmup.is_zero();
+    let mut next_sample = Duration::ZERO;
+    let mut last_progress = Instant::now();
+    let interrupted = loop {
+        if stop.load(Ordering::Relaxed) {
+            break true;
+        }
+        let now = t0.elapsed();
+        if now >= end {
+            break false;
+        }
+        if !warm_taken && now >= warmup {
+            warm_taken = true;
+            at_warmup = infos(&hosts::read_senders(&senders)?, subflows);
+            for (f, r) in received.iter().enumerate() {
+                received_at_warmup[f] = r.bytes.load(Ordering::Relaxed);
+            }
+        }
+        for (f, flow) in host_flows.iter().enumerate() {
+            if received_at_stop[f].is_none() && flow.stop.is_some_and(|t| now >= t) {
+                received_at_stop[f] = Some(received[f].bytes.load(Ordering::Relaxed));
+            }
+        }
+        if now >= next_sample {
+            next_sample = now + sample_every;
+            let current = infos(&hosts::read_senders(&senders)?, subflows);
+            let dt = sample_every.as_secs_f64();
+            for g in 0..subflows {
+                let c = current[g];
+                if now >= warmup {
+                    sums[g].0 += c.cwnd;
+                    sums[g].1 += c.srtt_s;
+                    sums[g].2 += 1;
+                }
+                if s.sim.sample_interval.is_some() {
+                    let acked = c.bytes_acked.saturating_sub(last[g].bytes_acked);
+                    samples.push(Sample {
+                        time_s: now.as_secs_f64(),
+                        flow: owner(&host_flows, g) as u32,
+                        subflow: 0,
+                        cwnd_pkts: c.cwnd,
+                        srtt_s: c.srtt_s,
+                        rate_bps: acked as f64 * 8.0 * wire_scale(s.sim.mss, c.mss) / dt,
+                        cc_state: None,
+                    });
+                }
+            }
+            last = current;
+        }
+        if !quiet && last_progress.elapsed() >= Duration::from_secs(1) {
+            last_progress = Instant::now();
+            eprint!("\rtestbed: {:.0} / {:.0} s", now.as_secs_f64(), end.as_secs_f64());
+        }
+        std::thread::sleep(Duration::from_millis(5).min(end.saturating_sub(t0.elapsed())));
+    };
+    if !quiet {
+        eprintln!("\rtestbed: {:.0} / {:.0} s", t0.elapsed().as_secs_f64().min(end.as_secs_f64()), end.as_secs_f64());
+    }
+    let at_end = infos(&hosts::read_senders(&senders)?, subflows);
+    let received_at_end: Vec<u64> = received.iter().map(|r| r.bytes.load(Ordering::Relaxed)).collect();
+    stop.store(true, Ordering::Relaxed);
+    let report = emulator.join().map_err(|_| "the emulator thread panicked".to_string())??;
+    if let Some(e) = errors.lock().expect("no panics while held").first() {
+        return Err(e.clone());
+    }
+
+    let mut output = RunOutput { links: report.links, samples, ..RunOutput::default() };
+    let (warmup_t, end_t) = (s.sim.warmup, s.sim.duration);
+    for (f, (spec, flow)) in plan.flows.iter().zip(&host_flows).enumerate() {
+        let g = flow.subflow;
+        let (w, e) = (at_warmup[g], at_end[g]);
+        let scale = wire_scale(s.sim.mss, e.mss);
+        let finished = received[f].finished_ns.load(Ordering::Relaxed);
+        let completed_at = (finished > 0).then(|| Time(finished * 1000));
+        let from = warmup_t.max(spec.start);
+        let until = end_t.min(spec.stop.unwrap_or(Time::NEVER)).min(completed_at.unwrap_or(Time::NEVER));
+        let window = until.saturating_sub(from).as_secs_f64();
+        let by = received_at_stop[f].filter(|_| spec.stop.is_some_and(|t| t == until)).unwrap_or(received_at_end[f]);
+        let bytes = ((received_at_end[f].saturating_sub(received_at_warmup[f])) as f64 * scale) as u64;
+        let goodput = if window > 0.0 { by.saturating_sub(received_at_warmup[f]) as f64 * 8.0 * scale / window } else { 0.0 };
+        let name: Arc<str> = s.flows[f].name.as_str().into();
+        let sent = e.data_segs_out.saturating_sub(w.data_segs_out);
+        let retransmitted = e.retransmitted.saturating_sub(w.retransmitted);
+        let (cwnd_sum, srtt_sum, n) = sums[g];
+        output.subflows.push(SubflowRecord {
+            flow: name.clone(),
+            subflow: 0,
+            path: plan.paths[g].iter().map(|&l| plan.links[l].name.as_str()).collect::<Vec<_>>().join(">"),
+            goodput_bps: goodput,
+            mean_cwnd_pkts: if n > 0 { cwnd_sum / n as f64 } else { 0.0 },
+            mean_srtt_s: if n > 0 { srtt_sum / n as f64 } else { 0.0 },
+            min_rtt_s: e.min_rtt_s,
+            packets_sent: sent,
+            retransmissions: retransmitted,
+            fast_retransmits: 0,
+            duplicate_acks: 0,
+            timeouts: 0,
+        });
+        output.flows.push(FlowRecord {
+            flow: name,
+            algorithm: "reno",
+            subflows: 1,
+            start_s: spec.start.as_secs_f64(),
+            goodput_bps: goodput,
+            bytes_delivered: bytes,
+            packets_sent: sent,
+            retransmissions: retransmitted,
+            timeouts: 0,
+            loss_events: 0,
+            size_bytes: spec.size,
+            completion_time_s: completed_at.map(|t| t.saturating_sub(spec.start).as_secs_f64()),
+            mean_relative_drop: None,
+        });
+    }
+    output.stats = RunStats {
+        simulated_s: end_t.as_secs_f64(),
+        data_sent: at_end.iter().map(|i| i.data_segs_out).sum(),
+        data_delivered: report.data_delivered,
+        data_dropped: report.data_dropped,
+        ..RunStats::default()
+    };
+    Ok(TestbedRun { output, lag_s: report.lag_s, strays: report.strays, interrupted })
+}
+
+/// The flow whose subflow is global subflow `g`.
+fn owner(flows: &[HostFlow], g: usize) -> usize {
+    flows.iter().rposition(|f| f.subflow <= g).unwrap_or(0)
+}
+
+/// Per global subflow, its socket's counters (zero for one with no socket yet).
+fn infos(read: &[(usize, SocketInfo)], subflows: usize) -> Vec<SocketInfo> {
+    let mut all = vec![SocketInfo::default(); subflows];
+    for &(g, info) in read {
+        if g < subflows {
+            all[g] = info;
+        }
+    }
+    all
+}
+
+/// Wire bytes per application byte: a full segment is `mss` bytes on the wire and carries
+/// the connection's payload (`payload`, or `mss` less the usual headers if unknown).
+fn wire_scale(mss: u32, payload: u64) -> f64 {
+    let payload = if payload > 0 { payload } else { mss as u64 - HEADERS };
+    mss as f64 / payload as f64
+}
+
+/// The namespaces' devices, addresses and routes: a veth pair from each side to the router,
+/// every host address on its side's device, the router forwarding.
+fn wire(ns: &Namespaces, plan: &Plan, mtu: &str) -> Result<(), String> {
+    let (snd, rcv, rt) = (ns.name(Role::Senders), ns.name(Role::Receivers), ns.name(Role::Router));
+    for (host, peer, name) in [("s0", "rs", &snd), ("r0", "rr", &rcv)] {
+        netns_link(&["link", "add", host, "netns", name, "type", "veth", "peer", "name", peer, "netns", &rt])?;
+    }
+    let side = |dev: &str, router: std::net::Ipv4Addr, hosts: Vec<std::net::Ipv4Addr>| {
+        let mut lines = format!("link set lo up\nlink set {dev} mtu {mtu} up\n");
+        for a in hosts {
+            lines.push_str(&format!("addr add {a}/16 dev {dev}\n"));
+        }
+        lines.push_str(&format!("route add default via {router} dev {dev}\n"));
+        lines
+    };
+    ns.ip_batch(Role::Senders, &side("s0", addresses::SENDERS.1, (0..plan.paths.len()).map(addresses::sender).collect()))?;
+    ns.ip_batch(Role::Receivers, &side("r0", addresses::RECEIVERS.1, (0..plan.flows.len()).map(addresses::receiver).collect()))?;
+    ns.ip_batch(
+        Role::Router,
+        &format!(
+            "link set lo up\nlink set rs mtu {mtu} up\nlink set rr mtu {mtu} up\naddr add {}/16 dev rs\naddr add {}/16 dev rr\n",
+            addresses::SENDERS.1,
+            addresses::RECEIVERS.1
+        ),
+    )?;
+    for key in ["net.ipv4.ip_forward", "net.ipv4.conf.all.rp_filter", "net.ipv4.conf.default.rp_filter"] {
+        ns.sysctl(Role::Router, key, if key.ends_with("forward") { "1" } else { "0" })?;
+    }
+    Ok(())
+}
+
+/// `ip ARGS…` in the tool's own namespace (a veth pair made straight into two namespaces).
+fn netns_link(args: &[&str]) -> Result<(), String> {
+    let out = std::process::Command::new("ip").args(args).output().map_err(|e| format!("cannot run `ip`: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!("ip {} failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
+    }
+}
