@@ -82,3 +82,37 @@ impl Drop for FluidStages {
         }
     }
 }
+
+/// The progress of a run in real time (the testbed): a bar of elapsed against total seconds
+/// on standard error (nothing when standard error is not a terminal); cleared when dropped.
+pub struct RealTime {
+    bar: Option<ProgressBar>,
+}
+
+impl RealTime {
+    /// A bar for a run of `total`, drawn unless `quiet` or standard error is no terminal.
+    pub fn start(total: Duration, quiet: bool) -> RealTime {
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+            let bar = ProgressBar::with_draw_target(Some(total.as_millis() as u64), ProgressDrawTarget::stderr());
+            bar.set_style(ProgressStyle::with_template("{bar:40} {msg}").expect("a valid template"));
+            bar
+        });
+        RealTime { bar }
+    }
+
+    /// `elapsed` of the run has passed; `note` says what the run is doing.
+    pub fn update(&self, elapsed: Duration, total: Duration, note: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(elapsed.as_millis() as u64);
+            bar.set_message(format!("{:.1} of {:.1} s in real time{note}", elapsed.as_secs_f64(), total.as_secs_f64()));
+        }
+    }
+}
+
+impl Drop for RealTime {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

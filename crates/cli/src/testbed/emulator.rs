@@ -8,7 +8,7 @@
 use std::io::{Read, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
 
 use sim_core::rng::stream;
@@ -178,25 +178,16 @@ impl Emulator {
                 self.handle(ev, &mut pending, tun)?;
                 continue;
             }
-            // Wait for a packet until the next event; the last stretch is spun, for timing
-            // finer than the scheduler's.
+            // Wait for a packet until the next event (a real-time thread has no timer slack, so
+            // the wait ends on time; spinning instead would let the kernel's throttling of
+            // real-time threads stop it for tens of milliseconds a second).
             let wait = Duration::from_nanos((next - now).as_ps() / 1000);
             let got = match buffered.take() {
                 Some(p) => Some(p),
-                None if wait > Duration::from_micros(200) => {
-                    match from_tun.recv_timeout((wait - Duration::from_micros(150)).min(Duration::from_millis(20))) {
-                        Ok(p) => Some(p),
-                        Err(RecvTimeoutError::Timeout) => None,
-                        Err(RecvTimeoutError::Disconnected) => return Err("the TUN device's reader stopped".into()),
-                    }
-                }
-                None => match from_tun.try_recv() {
+                None => match from_tun.recv_timeout(wait.min(Duration::from_millis(20))) {
                     Ok(p) => Some(p),
-                    Err(TryRecvError::Empty) => {
-                        std::hint::spin_loop();
-                        None
-                    }
-                    Err(TryRecvError::Disconnected) => return Err("the TUN device's reader stopped".into()),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => return Err("the TUN device's reader stopped".into()),
                 },
             };
             if let Some((read_at, bytes)) = got {

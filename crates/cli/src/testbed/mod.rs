@@ -100,7 +100,7 @@ fn plan(s: &Scenario) -> Result<Plan, String> {
             );
         }
         if spec.tcp.jitter > Time::ZERO {
-            return no(&format!("{}.tcp.jitter", model.key), "the send jitter is the simulator's; the kernel sends when it sends");
+            return no("tcp.jitter", &format!("(of {}) the send jitter is the simulator's; the kernel sends when it sends", model.key));
         }
         if spec.receive_buffer.is_some() {
             return no(&format!("{}.receive_buffer", model.key), "the kernel sizes its own receive buffers");
@@ -282,7 +282,7 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
     let mut samples = Vec::new();
     let mut warm_taken = warmup.is_zero();
     let mut next_sample = Duration::ZERO;
-    let mut last_progress = Instant::now();
+    let progress = crate::progress::RealTime::start(end, quiet);
     let interrupted = loop {
         if stop.load(Ordering::Relaxed) {
             break true;
@@ -329,15 +329,10 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
             }
             last = current;
         }
-        if !quiet && last_progress.elapsed() >= Duration::from_secs(1) {
-            last_progress = Instant::now();
-            eprint!("\rtestbed: {:.0} / {:.0} s", now.as_secs_f64(), end.as_secs_f64());
-        }
+        progress.update(now, end, if now < warmup { ", warming up" } else { "" });
         std::thread::sleep(Duration::from_millis(5).min(end.saturating_sub(t0.elapsed())));
     };
-    if !quiet {
-        eprintln!("\rtestbed: {:.0} / {:.0} s", t0.elapsed().as_secs_f64().min(end.as_secs_f64()), end.as_secs_f64());
-    }
+    drop(progress);
     let at_end = infos(&hosts::read_senders(&senders)?, subflows);
     let received_at_end: Vec<u64> = received.iter().map(|r| r.bytes.load(Ordering::Relaxed)).collect();
     stop.store(true, Ordering::Relaxed);
