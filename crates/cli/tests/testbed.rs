@@ -37,6 +37,10 @@ fn scenario(dir: &Path, link: &str, extra: &str) -> PathBuf {
     file
 }
 
+/// The tests that run the testbed take turns: a run removes the leftovers of a killed one, and
+/// two at once would share the machine's two cores.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Whether the testbed can run here; under CI (`CI` set) it must.
 fn can_run(test: &str) -> bool {
     let root = Command::new("id").arg("-u").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
@@ -68,6 +72,7 @@ fn a_link_carries_its_rate_with_its_delay_and_holds_its_buffer() {
     if !can_run("a_link_carries_its_rate_with_its_delay_and_holds_its_buffer") {
         return;
     }
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scratch("fidelity");
     let file = scenario(&dir, "rate = \"10Mbps\"\ndelay = \"20ms\"\nbuffer = \"50pkt\"", "");
     let out = dir.join("out");
@@ -106,6 +111,7 @@ fn a_stopped_or_killed_run_leaves_no_namespace_behind() {
     if !can_run("a_stopped_or_killed_run_leaves_no_namespace_behind") {
         return;
     }
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scratch("kill");
     let file = scenario(&dir, "rate = \"10Mbps\"\ndelay = \"5ms\"\nbuffer = \"20pkt\"", "");
     let long = ["--set", "sim.duration=60s", "--quiet"];
