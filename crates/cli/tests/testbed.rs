@@ -106,6 +106,39 @@ fn a_link_carries_its_rate_with_its_delay_and_holds_its_buffer() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A two-path flow is a kernel MPTCP connection with one subflow pinned to each path: alone on
+/// two links, it fills both.
+#[test]
+fn a_two_path_flow_is_an_mptcp_connection_with_a_subflow_on_each_path() {
+    if !can_run("a_two_path_flow_is_an_mptcp_connection_with_a_subflow_on_each_path") {
+        return;
+    }
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("mptcp");
+    let file = dir.join("two-paths.toml");
+    std::fs::write(
+        &file,
+        "[sim]\nduration = \"6s\"\nwarmup = \"2s\"\nmss = \"1500B\"\n\n\
+         [[link]]\nname = \"a\"\nrate = \"10Mbps\"\ndelay = \"10ms\"\nbuffer = \"30pkt\"\n\n\
+         [[link]]\nname = \"b\"\nrate = \"5Mbps\"\ndelay = \"20ms\"\nbuffer = \"30pkt\"\n\n\
+         [[flow]]\nname = \"mp\"\ncc = \"uncoupled\"\npaths = [[\"a\"], [\"b\"]]\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = equipoise(&["testbed", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let subflows = table(&out, "subflows");
+    let paths: Vec<String> = subflows.column("path").unwrap().str().unwrap().iter().map(|p| p.unwrap_or_default().to_string()).collect();
+    assert_eq!(paths, ["a", "b"], "one subflow on each path");
+    let per: Vec<f64> = subflows.column("goodput_bps").unwrap().f64().unwrap().into_no_null_iter().collect();
+    // Each subflow alone on its link fills it (what its sender had acknowledged).
+    assert!((per[0] / 10e6 - 1.0).abs() < 0.05 && (per[1] / 5e6 - 1.0).abs() < 0.05, "subflows {per:?}");
+    let flow = table(&out, "flows").column("goodput_bps").unwrap().f64().unwrap().get(0).unwrap();
+    assert!((flow / 15e6 - 1.0).abs() < 0.05, "the connection's goodput {flow} against 15 Mb/s of links");
+    assert!(namespaces_of(std::process::id()).is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_stopped_or_killed_run_leaves_no_namespace_behind() {
     if !can_run("a_stopped_or_killed_run_leaves_no_namespace_behind") {
@@ -168,7 +201,13 @@ fn what_the_kernel_cannot_run_is_refused_naming_the_key() {
     let file = scenario(&dir, "rate = \"10Mbps\"\ndelay = \"5ms\"\nbuffer = \"20pkt\"", "");
     for (sets, key) in [
         (vec!["--set", "flow.tcp.cc=\"lia\""], "flow.tcp.cc"),
-        (vec!["--set", "flow.tcp.paths=[[\"bottleneck\"], [\"bottleneck\"]]"], "flow.tcp.paths"),
+        (
+            vec![
+                "--set",
+                "flow.tcp.paths=[[\"bottleneck\"], [\"bottleneck\"], [\"bottleneck\"], [\"bottleneck\"], [\"bottleneck\"], [\"bottleneck\"], [\"bottleneck\"], [\"bottleneck\"], [\"bottleneck\"]]",
+            ],
+            "flow.tcp.paths",
+        ),
         (vec!["--set", "tcp.jitter=1ms"], "tcp.jitter"),
         (vec!["--set", "link.bottleneck.rate=1Gbps"], "link.bottleneck.rate"),
         (vec!["--set", "sim.duration=7200s"], "sim.duration"),

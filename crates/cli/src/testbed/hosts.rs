@@ -21,8 +21,11 @@ pub const PORT: u16 = 5001;
 pub struct HostFlow {
     /// Index of the flow (its receiver's address).
     pub flow: usize,
-    /// Global index of its first subflow (its sender's address).
+    /// Global index of its first subflow (its sender's address; the others follow).
     pub subflow: usize,
+    /// Its subflows: more than one is a kernel MPTCP connection, each subflow from its own
+    /// address.
+    pub subflows: usize,
     /// When it starts and stops sending, from the run's start.
     pub start: Duration,
     /// When it stops offering new data (`None`: at the end of the run).
@@ -41,8 +44,14 @@ pub struct Received {
     pub finished_ns: AtomicU64,
 }
 
-/// Starts the receiver of `flow` in the receivers' namespace; returns once it listens.
-pub fn start_receiver(ns: &Entry, flow: usize, t0: Instant, stop: Arc<AtomicBool>) -> Result<Arc<Received>, String> {
+/// A socket of the kernel's TCP, or of its MPTCP for a multipath flow.
+fn socket(multipath: bool) -> std::io::Result<Socket> {
+    Socket::new(Domain::IPV4, Type::STREAM, Some(if multipath { Protocol::MPTCP } else { Protocol::TCP }))
+}
+
+/// Starts the receiver of `flow` (an MPTCP one if `multipath`) in the receivers' namespace;
+/// returns once it listens.
+pub fn start_receiver(ns: &Entry, flow: usize, multipath: bool, t0: Instant, stop: Arc<AtomicBool>) -> Result<Arc<Received>, String> {
     let received = Arc::new(Received::default());
     let (ready, listening) = std::sync::mpsc::channel();
     let (ns, counts) = (ns.clone(), received.clone());
@@ -51,7 +60,12 @@ pub fn start_receiver(ns: &Entry, flow: usize, t0: Instant, stop: Arc<AtomicBool
         .spawn(move || {
             let listener = ns.enter().and_then(|()| {
                 let at = SocketAddrV4::new(addresses::receiver(flow), PORT);
-                let l = TcpListener::bind(at).map_err(|e| format!("receiver of flow {flow} cannot listen on {at}: {e}"))?;
+                let cannot = |e: std::io::Error| format!("receiver of flow {flow} cannot listen on {at}: {e}");
+                let s = socket(multipath).map_err(cannot)?;
+                s.set_reuse_address(true).map_err(cannot)?;
+                s.bind(&SocketAddr::V4(at).into()).map_err(cannot)?;
+                s.listen(16).map_err(cannot)?;
+                let l: TcpListener = s.into();
                 l.set_nonblocking(true).map_err(|e| e.to_string())?;
                 Ok(l)
             });
@@ -143,7 +157,7 @@ fn send(ns: &Entry, flow: &HostFlow, t0: Instant, end: Duration, stop: &AtomicBo
         return Ok(());
     }
     let name = flow.flow;
-    let socket = Socket::new(Domain::IPV4, Type::STREAM, Some(Protocol::TCP)).map_err(|e| format!("flow {name}: socket: {e}"))?;
+    let socket = socket(flow.subflows > 1).map_err(|e| format!("flow {name}: socket: {e}"))?;
     socket.set_tcp_congestion(b"reno").map_err(|e| format!("flow {name}: the kernel's reno is unavailable (TCP_CONGESTION): {e}"))?;
     let from = SocketAddr::V4(SocketAddrV4::new(addresses::sender(flow.subflow), 0));
     socket.bind(&from.into()).map_err(|e| format!("flow {name}: bind {from}: {e}"))?;
@@ -208,7 +222,9 @@ pub fn parse_ss(text: &str) -> Vec<(usize, SocketInfo)> {
         if !peer.ends_with(&format!(":{PORT}")) {
             continue;
         }
-        let Some(g) = local.rsplit_once(':').and_then(|(a, _)| a.parse().ok()).and_then(addresses::subflow_of_sender) else { continue };
+        // An address bound to a device (an MPTCP endpoint's subflow) reads `ADDRESS%DEVICE`.
+        let address = local.rsplit_once(':').map(|(a, _)| a.split('%').next().unwrap_or(a));
+        let Some(g) = address.and_then(|a| a.parse().ok()).and_then(addresses::subflow_of_sender) else { continue };
         let mut info = SocketInfo::default();
         for w in words {
             let Some((key, value)) = w.split_once(':') else { continue };
@@ -229,9 +245,18 @@ pub fn parse_ss(text: &str) -> Vec<(usize, SocketInfo)> {
     out
 }
 
-/// Reads every sender socket's counters now (`ss` run from a thread in the senders'
-/// namespace, so the child is there too).
-pub fn read_senders(ns: &Entry) -> Result<Vec<(usize, SocketInfo)>, String> {
+/// Reads every sender socket's counters in the namespaces of `hosts` now.
+pub fn read_senders(hosts: &[Entry]) -> Result<Vec<(usize, SocketInfo)>, String> {
+    let mut all = Vec::new();
+    for ns in hosts {
+        all.extend(read_sockets(ns)?);
+    }
+    Ok(all)
+}
+
+/// The counters of the TCP sockets (MPTCP subflows included) in one namespace: `ss` run from a
+/// thread moved there, so that the child is there too.
+fn read_sockets(ns: &Entry) -> Result<Vec<(usize, SocketInfo)>, String> {
     let ns = ns.clone();
     std::thread::spawn(move || -> Result<String, String> {
         ns.enter()?;
@@ -255,9 +280,12 @@ mod tests {
         let text = "ESTAB 0 1448 198.18.1.2:41234 198.19.1.1:5001 reno wscale:7,7 rto:204 rtt:12.5/1.25 ato:40 mss:1448 pmtu:1500 \
                     rcvmss:536 advmss:1448 cwnd:17 ssthresh:12 bytes_sent:1000 bytes_retrans:2896 bytes_acked:725000 segs_out:600 \
                     segs_in:300 data_segs_out:598 send 15.7Mbps lastsnd:1 retrans:0/2 minrtt:10.2\n\
-                    LISTEN 0 128 198.18.1.2:22 0.0.0.0:*\n";
+                    LISTEN 0 128 198.18.1.2:22 0.0.0.0:*\n\
+                    ESTAB 0 267472 198.18.1.3%m0:48855 198.19.1.1:5001 reno rtt:83.793/0.46 mss:1448 cwnd:36 bytes_acked:2218273 data_segs_out:1678\n";
         let parsed = parse_ss(text);
-        assert_eq!(parsed.len(), 1);
+        assert_eq!(parsed.len(), 2);
+        assert_eq!(parsed[1].0, 2, "an MPTCP subflow bound to its endpoint's device");
+        assert_eq!(parsed[1].1.bytes_acked, 2_218_273);
         let (g, info) = parsed[0];
         assert_eq!(g, 1);
         assert_eq!(info.cwnd, 17.0);

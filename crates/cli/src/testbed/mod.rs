@@ -28,6 +28,8 @@ const MAX_DURATION: Time = Time::from_secs(3600);
 /// cores no longer keep the emulator's timing within what docs/testbed.md measures.
 const MAX_LINK_RATE: Rate = Rate::mbps(100);
 const MAX_TOTAL_RATE: Rate = Rate::mbps(200);
+/// The most subflows the kernel's MPTCP opens for one connection (`MPTCP_PM_ADDR_MAX` limits).
+const MAX_SUBFLOWS: usize = 8;
 /// How often the senders' counters are read (the time-series resolution without
 /// `sim.sample_interval`).
 const SAMPLE_EVERY: Duration = Duration::from_millis(100);
@@ -90,13 +92,16 @@ fn plan(s: &Scenario) -> Result<Plan, String> {
     }
     let (mut paths, mut reverse) = (Vec::new(), Vec::new());
     for (spec, model) in flows.iter().zip(&s.flows) {
-        if spec.paths.len() > 1 {
-            return no(&format!("{}.paths", model.key), "two-path flows need the kernel's MPTCP, which the testbed does not run yet");
+        if spec.paths.len() > MAX_SUBFLOWS {
+            return no(&format!("{}.paths", model.key), &format!("the kernel's MPTCP opens at most {MAX_SUBFLOWS} subflows"));
         }
-        if model.cc.algorithm != "reno" {
+        if !matches!(model.cc.algorithm.as_str(), "reno" | "uncoupled") {
             return no(
                 &format!("{}.cc", model.key),
-                &format!("the kernel runs single-path flows with its own Reno; `{}` is a law of the simulator", model.cc.algorithm),
+                &format!(
+                    "the kernel runs its own Reno on every (sub)flow, the simulator's `reno` or `uncoupled`; `{}` is a law of the simulator",
+                    model.cc.algorithm
+                ),
             );
         }
         if spec.tcp.jitter > Time::ZERO {
@@ -189,7 +194,8 @@ struct TestbedRun {
 /// Sets up the namespaces, runs the flows and the links for the scenario's duration, and takes
 /// everything down again (also on error).
 fn run(s: &Scenario, plan: &Plan, stop: &Arc<AtomicBool>, quiet: bool) -> Result<TestbedRun, String> {
-    let ns = Namespaces::create()?;
+    let multipath: Vec<usize> = (0..plan.flows.len()).filter(|&f| plan.flows[f].paths.len() > 1).collect();
+    let ns = Namespaces::create(&multipath)?;
     let result = run_in(s, plan, &ns, stop, quiet);
     // Every thread sees the end; the namespaces are removed here, by this thread, as `ns`
     // goes (the threads hold only their names).
@@ -242,17 +248,22 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
     };
     tun_made.recv().map_err(|_| "the emulator thread ended early".to_string())??;
     ns.sysctl(Role::Router, "net.ipv4.conf.tb.rp_filter", "0")?;
-    ns.ip_batch(Role::Router, "rule add iif rs lookup 100\nrule add iif rr lookup 100\nroute add default dev tb table 100\n")?;
+    ns.ip_batch(Role::Router, "route add default dev tb table 100\n")?;
 
     let t0 = Instant::now();
-    let received: Vec<Arc<Received>> =
-        (0..plan.flows.len()).map(|f| hosts::start_receiver(&ns.entry(Role::Receivers), f, t0, stop.clone())).collect::<Result<_, _>>()?;
+    let received: Vec<Arc<Received>> = (0..plan.flows.len())
+        .map(|f| hosts::start_receiver(&ns.entry(Role::Receivers), f, plan.flows[f].paths.len() > 1, t0, stop.clone()))
+        .collect::<Result<_, _>>()?;
     let t0 = Instant::now();
     go.send(t0).map_err(|_| "the emulator thread ended early".to_string())?;
     let end = Duration::from_nanos(s.sim.duration.as_ps() / 1000);
     let warmup = Duration::from_nanos(s.sim.warmup.as_ps() / 1000);
     let errors = Arc::new(Mutex::new(Vec::new()));
-    let senders = ns.entry(Role::Senders);
+    let sender_of = |f: usize| if plan.flows[f].paths.len() > 1 { Role::Multipath(f) } else { Role::Senders };
+    let senders: Vec<_> = std::iter::once(Role::Senders)
+        .chain((0..plan.flows.len()).filter(|&f| plan.flows[f].paths.len() > 1).map(Role::Multipath))
+        .map(|r| ns.entry(r))
+        .collect();
     let mut first = 0;
     let mut host_flows = Vec::with_capacity(plan.flows.len());
     for (f, spec) in plan.flows.iter().enumerate() {
@@ -260,13 +271,14 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
         let flow = HostFlow {
             flow: f,
             subflow: first,
+            subflows: spec.paths.len(),
             start: Duration::from_nanos(spec.start.as_ps() / 1000),
             stop: spec.stop.map(|t| Duration::from_nanos(t.as_ps() / 1000)),
             // The simulator's segments, each carrying the kernel's payload of a full segment.
             bytes: segments.map(|n| n * (s.sim.mss as u64 - HEADERS)),
         };
         first += spec.paths.len();
-        hosts::start_sender(&senders, flow.clone(), t0, end, stop.clone(), errors.clone())?;
+        hosts::start_sender(&ns.entry(sender_of(f)), flow.clone(), t0, end, stop.clone(), errors.clone())?;
         host_flows.push(flow);
     }
 
@@ -319,7 +331,7 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
                     samples.push(Sample {
                         time_s: now.as_secs_f64(),
                         flow: owner(&host_flows, g) as u32,
-                        subflow: 0,
+                        subflow: (g - host_flows[owner(&host_flows, g)].subflow) as u32,
                         cwnd_pkts: c.cwnd,
                         srtt_s: c.srtt_s,
                         rate_bps: acked as f64 * 8.0 * wire_scale(s.sim.mss, c.mss) / dt,
@@ -344,39 +356,46 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
     let mut output = RunOutput { links: report.links, samples, ..RunOutput::default() };
     let (warmup_t, end_t) = (s.sim.warmup, s.sim.duration);
     for (f, (spec, flow)) in plan.flows.iter().zip(&host_flows).enumerate() {
-        let g = flow.subflow;
-        let (w, e) = (at_warmup[g], at_end[g]);
-        let scale = wire_scale(s.sim.mss, e.mss);
+        let subflows = flow.subflow..flow.subflow + flow.subflows;
+        let payload = subflows.clone().map(|g| at_end[g].mss).find(|&m| m > 0).unwrap_or(0);
+        let scale = wire_scale(s.sim.mss, payload);
         let finished = received[f].finished_ns.load(Ordering::Relaxed);
         let completed_at = (finished > 0).then(|| Time(finished * 1000));
         let from = warmup_t.max(spec.start);
         let until = end_t.min(spec.stop.unwrap_or(Time::NEVER)).min(completed_at.unwrap_or(Time::NEVER));
         let window = until.saturating_sub(from).as_secs_f64();
+        let per_second = |bytes: f64| if window > 0.0 { bytes * 8.0 * scale / window } else { 0.0 };
         let by = received_at_stop[f].filter(|_| spec.stop.is_some_and(|t| t == until)).unwrap_or(received_at_end[f]);
         let bytes = ((received_at_end[f].saturating_sub(received_at_warmup[f])) as f64 * scale) as u64;
-        let goodput = if window > 0.0 { by.saturating_sub(received_at_warmup[f]) as f64 * 8.0 * scale / window } else { 0.0 };
+        let goodput = per_second(by.saturating_sub(received_at_warmup[f]) as f64);
         let name: Arc<str> = s.flows[f].name.as_str().into();
-        let sent = e.data_segs_out.saturating_sub(w.data_segs_out);
-        let retransmitted = e.retransmitted.saturating_sub(w.retransmitted);
-        let (cwnd_sum, srtt_sum, n) = sums[g];
-        output.subflows.push(SubflowRecord {
-            flow: name.clone(),
-            subflow: 0,
-            path: plan.paths[g].iter().map(|&l| plan.links[l].name.as_str()).collect::<Vec<_>>().join(">"),
-            goodput_bps: goodput,
-            mean_cwnd_pkts: if n > 0 { cwnd_sum / n as f64 } else { 0.0 },
-            mean_srtt_s: if n > 0 { srtt_sum / n as f64 } else { 0.0 },
-            min_rtt_s: e.min_rtt_s,
-            packets_sent: sent,
-            retransmissions: retransmitted,
-            fast_retransmits: 0,
-            duplicate_acks: 0,
-            timeouts: 0,
-        });
+        let (mut sent, mut retransmitted) = (0, 0);
+        for (r, g) in subflows.enumerate() {
+            let (w, e) = (at_warmup[g], at_end[g]);
+            sent += e.data_segs_out.saturating_sub(w.data_segs_out);
+            retransmitted += e.retransmitted.saturating_sub(w.retransmitted);
+            let (cwnd_sum, srtt_sum, n) = sums[g];
+            output.subflows.push(SubflowRecord {
+                flow: name.clone(),
+                subflow: r as u32,
+                path: plan.paths[g].iter().map(|&l| plan.links[l].name.as_str()).collect::<Vec<_>>().join(">"),
+                // A single path's is the flow's; a subflow of MPTCP's, what its sender had
+                // acknowledged (the receiver reads the connection's bytes, not the subflow's).
+                goodput_bps: if flow.subflows == 1 { goodput } else { per_second(e.bytes_acked.saturating_sub(w.bytes_acked) as f64) },
+                mean_cwnd_pkts: if n > 0 { cwnd_sum / n as f64 } else { 0.0 },
+                mean_srtt_s: if n > 0 { srtt_sum / n as f64 } else { 0.0 },
+                min_rtt_s: e.min_rtt_s,
+                packets_sent: e.data_segs_out.saturating_sub(w.data_segs_out),
+                retransmissions: e.retransmitted.saturating_sub(w.retransmitted),
+                fast_retransmits: 0,
+                duplicate_acks: 0,
+                timeouts: 0,
+            });
+        }
         output.flows.push(FlowRecord {
             flow: name,
-            algorithm: "reno",
-            subflows: 1,
+            algorithm: if flow.subflows == 1 { "reno" } else { "uncoupled" },
+            subflows: flow.subflows as u32,
             start_s: spec.start.as_secs_f64(),
             goodput_bps: goodput,
             bytes_delivered: bytes,
@@ -431,14 +450,47 @@ fn wire(ns: &Namespaces, plan: &Plan, mtu: &str) -> Result<(), String> {
     }
     let side = |dev: &str, router: std::net::Ipv4Addr, hosts: Vec<std::net::Ipv4Addr>| {
         let mut lines = format!("link set lo up\nlink set {dev} mtu {mtu} up\n");
-        for a in hosts {
+        for a in &hosts {
             lines.push_str(&format!("addr add {a}/16 dev {dev}\n"));
         }
-        lines.push_str(&format!("route add default via {router} dev {dev}\n"));
+        if !hosts.is_empty() {
+            lines.push_str(&format!("route add default via {router} dev {dev}\n"));
+        }
         lines
     };
-    ns.ip_batch(Role::Senders, &side("s0", addresses::SENDERS.1, (0..plan.paths.len()).map(addresses::sender).collect()))?;
-    ns.ip_batch(Role::Receivers, &side("r0", addresses::RECEIVERS.1, (0..plan.flows.len()).map(addresses::receiver).collect()))?;
+    // Single-path senders share one namespace; each multipath flow has its own, whose MPTCP
+    // endpoints are then its subflows' addresses alone (the kernel's path manager opens a
+    // subflow from every endpoint of its namespace).
+    let mut firsts = Vec::with_capacity(plan.flows.len());
+    let mut single = Vec::new();
+    for spec in &plan.flows {
+        let first = firsts.last().map_or(0, |&(g, n): &(usize, usize)| g + n);
+        firsts.push((first, spec.paths.len()));
+        if spec.paths.len() == 1 {
+            single.push(addresses::sender(first));
+        }
+    }
+    ns.ip_batch(Role::Senders, &side("s0", addresses::SENDERS.1, single))?;
+    let mut router = String::from("rule add iif rs lookup 100\nrule add iif rr lookup 100\n");
+    for (f, &(first, n)) in firsts.iter().enumerate().filter(|(_, (_, n))| *n > 1) {
+        let (host, dev) = (ns.name(Role::Multipath(f)), format!("m{f}"));
+        netns_link(&["link", "add", "m0", "netns", &host, "type", "veth", "peer", "name", &dev, "netns", &rt])?;
+        let addresses: Vec<_> = (first..first + n).map(addresses::sender).collect();
+        let mut lines = side("m0", addresses::SENDERS.1, addresses.clone());
+        lines.push_str(&format!("mptcp limits set subflows {MAX_SUBFLOWS} add_addr_accepted {MAX_SUBFLOWS}\n"));
+        for a in &addresses[1..] {
+            lines.push_str(&format!("mptcp endpoint add {a} dev m0 subflow\n"));
+        }
+        ns.ip_batch(Role::Multipath(f), &lines)?;
+        router.push_str(&format!("link set {dev} mtu {mtu} up\naddr add {}/16 dev {dev} noprefixroute\n", addresses::SENDERS.1));
+        for a in &addresses {
+            router.push_str(&format!("route add {a}/32 dev {dev}\n"));
+        }
+        router.push_str(&format!("rule add iif {dev} lookup 100\n"));
+    }
+    let mut receivers = side("r0", addresses::RECEIVERS.1, (0..plan.flows.len()).map(addresses::receiver).collect());
+    receivers.push_str(&format!("mptcp limits set subflows {MAX_SUBFLOWS} add_addr_accepted {MAX_SUBFLOWS}\n"));
+    ns.ip_batch(Role::Receivers, &receivers)?;
     ns.ip_batch(
         Role::Router,
         &format!(
@@ -447,6 +499,7 @@ fn wire(ns: &Namespaces, plan: &Plan, mtu: &str) -> Result<(), String> {
             addresses::RECEIVERS.1
         ),
     )?;
+    ns.ip_batch(Role::Router, &router)?;
     for key in ["net.ipv4.ip_forward", "net.ipv4.conf.all.rp_filter", "net.ipv4.conf.default.rp_filter"] {
         ns.sysctl(Role::Router, key, if key.ends_with("forward") { "1" } else { "0" })?;
     }

@@ -9,24 +9,28 @@ use std::process::{Command, Stdio};
 /// Every namespace of this tool starts with this.
 const PREFIX: &str = "eqtb-";
 
-/// A namespace role in the testbed: where the senders live, the receivers, and the router whose
-/// TUN device the emulated links read.
+/// A namespace role in the testbed: where the senders live, the receivers, the router whose
+/// TUN device the emulated links read, and each multipath flow's sender (its MPTCP endpoints
+/// are its namespace's own).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
-    /// Every flow's sending host.
+    /// Every single-path flow's sending host.
     Senders,
     /// Every flow's receiving host.
     Receivers,
     /// The router between them, holding the links.
     Router,
+    /// The sending host of multipath flow number .0.
+    Multipath(usize),
 }
 
 impl Role {
-    fn suffix(self) -> &'static str {
+    fn suffix(self) -> String {
         match self {
-            Role::Senders => "snd",
-            Role::Receivers => "rcv",
-            Role::Router => "rt",
+            Role::Senders => "snd".into(),
+            Role::Receivers => "rcv".into(),
+            Role::Router => "rt".into(),
+            Role::Multipath(f) => format!("m{f}"),
         }
     }
 }
@@ -38,14 +42,15 @@ pub struct Namespaces {
 }
 
 impl Namespaces {
-    /// Removes the leftovers of runs whose process is gone, then makes this run's namespaces.
-    pub fn create() -> Result<Namespaces, String> {
+    /// Removes the leftovers of runs whose process is gone, then makes this run's namespaces:
+    /// the three every run has, and one per multipath flow of `multipath`.
+    pub fn create(multipath: &[usize]) -> Result<Namespaces, String> {
         remove_leftovers()?;
         use std::sync::atomic::{AtomicU32, Ordering};
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let base = format!("{PREFIX}{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         let mut ns = Namespaces { base, made: Vec::new() };
-        for role in [Role::Senders, Role::Receivers, Role::Router] {
+        for role in [Role::Senders, Role::Receivers, Role::Router].into_iter().chain(multipath.iter().map(|&f| Role::Multipath(f))) {
             let name = ns.name(role);
             ip(&["netns", "add", &name])?;
             ns.made.push(name);
