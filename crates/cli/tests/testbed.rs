@@ -222,3 +222,117 @@ fn what_the_kernel_cannot_run_is_refused_naming_the_key() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// One case of the agreement grid: its name and its scenario's text.
+fn grid() -> Vec<(String, String)> {
+    // (flows, rate Mb/s, one-way delay ms, buffer in BDPs, loss, two-path flows)
+    let cases: [(u32, u32, u32, f64, f64, u32); 14] = [
+        (1, 10, 10, 1.0, 0.0, 0),
+        (1, 10, 50, 0.5, 0.0, 0),
+        (1, 20, 20, 2.0, 0.0, 0),
+        (1, 5, 100, 0.25, 0.0, 0),
+        (2, 10, 25, 1.0, 0.0, 0),
+        (2, 50, 10, 0.5, 0.0, 0),
+        (4, 20, 40, 1.0, 0.0, 0),
+        (4, 10, 5, 2.0, 0.0, 0),
+        (8, 50, 20, 0.5, 0.0, 0),
+        (1, 10, 20, 1.0, 0.01, 0),
+        (2, 20, 10, 1.0, 0.02, 0),
+        (1, 10, 30, 1.0, 0.005, 0),
+        (1, 10, 20, 1.0, 0.0, 1),
+        (2, 10, 10, 1.0, 0.01, 1),
+    ];
+    cases
+        .iter()
+        .map(|&(n, rate, delay, bdps, loss, mp)| {
+            let bdp = rate as f64 * 1e6 * 2.0 * delay as f64 * 1e-3 / (1500.0 * 8.0);
+            let buffer = (bdp * bdps).round().max(2.0) as u32;
+            let name = format!("{n}x{rate}Mbps-{}ms-{bdps}bdp-loss{loss}{}", 2 * delay, if mp > 0 { "-mptcp" } else { "" });
+            let mut text = format!(
+                "[sim]\nduration = \"20s\"\nwarmup = \"5s\"\nmss = \"1500B\"\n\n[tcp]\nprofile = \"linux\"\n\n\
+                 [[link]]\nname = \"a\"\nrate = \"{rate}Mbps\"\ndelay = \"{delay}ms\"\nbuffer = \"{buffer}pkt\"\nloss = {loss}\n\n\
+                 [[flow]]\nname = \"tcp\"\ncount = {n}\ncc = \"reno\"\npaths = [[\"a\"]]\nstagger = \"100ms\"\n"
+            );
+            if mp > 0 {
+                text.push_str(&format!(
+                    "\n[[link]]\nname = \"b\"\nrate = \"{}Mbps\"\ndelay = \"{}ms\"\nbuffer = \"{buffer}pkt\"\nloss = {loss}\n\n\
+                     [[flow]]\nname = \"mp\"\ncount = {mp}\ncc = \"uncoupled\"\npaths = [[\"a\"], [\"b\"]]\nstart = \"50ms\"\n",
+                    rate / 2,
+                    delay * 2
+                ));
+            }
+            (name, text)
+        })
+        .collect()
+}
+
+/// Per flow (by name): goodput; and the run's retransmissions and mean smoothed RTT.
+fn measures(dir: &Path) -> (Vec<(String, f64)>, f64, f64) {
+    let flows = table(dir, "flows");
+    let names: Vec<String> = flows.column("flow").unwrap().str().unwrap().iter().map(|p| p.unwrap_or_default().to_string()).collect();
+    let goodput: Vec<f64> = flows.column("goodput_bps").unwrap().f64().unwrap().into_no_null_iter().collect();
+    let retx: u64 = flows.column("retransmissions").unwrap().u64().unwrap().into_no_null_iter().sum();
+    let subflows = table(dir, "subflows");
+    let srtt: Vec<f64> = subflows.column("mean_srtt_s").unwrap().f64().unwrap().into_no_null_iter().collect();
+    (names.into_iter().zip(goodput).collect(), retx as f64, srtt.iter().sum::<f64>() / srtt.len().max(1) as f64)
+}
+
+/// The agreement grid of docs/testbed.md: each case three times on the testbed and as a
+/// simulation with the `linux` profile (seeds 1-3), compared flow by flow. Prints the table
+/// (about 20 minutes):
+/// `cargo test --release -p equipoise --test testbed -- --ignored --nocapture agreement_grid`.
+#[test]
+#[ignore]
+fn agreement_grid() {
+    if !can_run("agreement_grid") {
+        return;
+    }
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let started = Instant::now();
+    let dir = scratch("grid");
+    println!(
+        "| case | aggregate goodput, testbed / simulation | per-flow goodput, largest difference | retransmissions, testbed / simulation | mean SRTT, testbed / simulation |"
+    );
+    println!("|---|---|---|---|---|");
+    for (name, text) in grid() {
+        let file = dir.join(format!("{name}.toml"));
+        std::fs::write(&file, &text).unwrap();
+        let mut sides = [Vec::new(), Vec::new()];
+        for seed in 1..=3 {
+            for (side, command) in ["testbed", "run"].iter().enumerate() {
+                let out = dir.join(format!("{name}-{command}-{seed}"));
+                let seed = format!("sim.seed={seed}");
+                let o = equipoise(&[command, file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--set", &seed, "--quiet"]);
+                assert!(o.status.success(), "{name} {command}: {}", stderr(&o));
+                sides[side].push(measures(&out));
+            }
+        }
+        let mean = |runs: &Vec<(Vec<(String, f64)>, f64, f64)>, f: &dyn Fn(&(Vec<(String, f64)>, f64, f64)) -> f64| {
+            runs.iter().map(f).sum::<f64>() / runs.len() as f64
+        };
+        let aggregate = |r: &(Vec<(String, f64)>, f64, f64)| r.0.iter().map(|x| x.1).sum::<f64>();
+        let (tb, sim) = (mean(&sides[0], &aggregate), mean(&sides[1], &aggregate));
+        let flows = sides[0][0].0.len();
+        let worst = (0..flows)
+            .map(|i| {
+                let t = mean(&sides[0], &|r| r.0[i].1);
+                let s = mean(&sides[1], &|r| r.0[i].1);
+                (t / s - 1.0).abs()
+            })
+            .fold(0.0, f64::max);
+        let (rt, rs) = (mean(&sides[0], &|r| r.1), mean(&sides[1], &|r| r.1));
+        let (qt, qs) = (mean(&sides[0], &|r| r.2), mean(&sides[1], &|r| r.2));
+        println!(
+            "| {name} | {:.2} / {:.2} Mb/s ({:+.1} %) | {:.1} % | {rt:.0} / {rs:.0} | {:.1} / {:.1} ms ({:+.1} %) |",
+            tb / 1e6,
+            sim / 1e6,
+            100.0 * (tb / sim - 1.0),
+            100.0 * worst,
+            qt * 1e3,
+            qs * 1e3,
+            100.0 * (qt / qs - 1.0)
+        );
+    }
+    println!("\nwall time: {:.1} min", started.elapsed().as_secs_f64() / 60.0);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -103,6 +103,37 @@ pub struct LinkRecord {
     pub max_queue_bytes: u64,
 }
 
+impl LinkRecord {
+    /// The record of link `name` (its `rate` and propagation `delay`) from its counters over a
+    /// measured interval of `span` (the warm-up to the end).
+    pub fn measured(
+        name: &str,
+        rate: sim_core::Rate,
+        delay: sim_core::Time,
+        c: &sim_core::LinkCounters,
+        span: sim_core::Time,
+    ) -> LinkRecord {
+        let ps = span.as_ps().max(1) as f64;
+        LinkRecord {
+            link: name.to_string(),
+            rate_bps: rate.as_bps() as f64,
+            delay_s: delay.as_secs_f64(),
+            utilization: c.busy.as_ps() as f64 / ps,
+            arrivals: c.arrivals,
+            offered: c.offered,
+            departures: c.departures,
+            queue_drops: c.queue_drops,
+            random_losses: c.random_losses,
+            down_drops: c.down_drops,
+            loss_rate: if c.offered > 0 { c.drops() as f64 / c.offered as f64 } else { 0.0 },
+            mean_queue_pkts: c.queue_packet_ps as f64 / ps,
+            max_queue_pkts: c.max_queue_packets,
+            mean_queue_bytes: c.queue_byte_ps as f64 / ps,
+            max_queue_bytes: c.max_queue_bytes,
+        }
+    }
+}
+
 /// One time-series row: a subflow at a sampling instant.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sample {

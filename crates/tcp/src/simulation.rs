@@ -511,24 +511,7 @@ impl Simulation {
         let mut out = RunOutput::default();
         for link in &self.links {
             let c = self.ctx.net.link_counters(link.id, end).since(&link.warm);
-            let ps = (end - warmup).as_ps().max(1) as f64;
-            out.links.push(LinkRecord {
-                link: link.name.clone(),
-                rate_bps: link.rate.as_bps() as f64,
-                delay_s: link.delay.as_secs_f64(),
-                utilization: c.busy.as_ps() as f64 / ps,
-                arrivals: c.arrivals,
-                offered: c.offered,
-                departures: c.departures,
-                queue_drops: c.queue_drops,
-                random_losses: c.random_losses,
-                down_drops: c.down_drops,
-                loss_rate: if c.offered > 0 { c.drops() as f64 / c.offered as f64 } else { 0.0 },
-                mean_queue_pkts: c.queue_packet_ps as f64 / ps,
-                max_queue_pkts: c.max_queue_packets,
-                mean_queue_bytes: c.queue_byte_ps as f64 / ps,
-                max_queue_bytes: c.max_queue_bytes,
-            });
+            out.links.push(LinkRecord::measured(&link.name, link.rate, link.delay, &c, end - warmup));
         }
         // Every sender's counters up to the end, less the warm-up's snapshot, which is then
         // freed before the records are made (the whole-run totals are taken first).

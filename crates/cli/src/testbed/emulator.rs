@@ -298,26 +298,9 @@ impl Emulator {
 
     fn report(mut self, end: Time) -> LinkReport {
         let mut links = Vec::with_capacity(self.links.len());
-        let span = end.as_ps().saturating_sub(self.warm_at.as_ps()).max(1) as f64;
         for (i, (spec, id, _)) in self.links.iter().enumerate() {
             let c = self.net.link_counters(*id, end).since(&self.warm[i]);
-            links.push(LinkRecord {
-                link: spec.name.clone(),
-                rate_bps: spec.rate.as_bps() as f64,
-                delay_s: spec.delay.as_secs_f64(),
-                utilization: c.busy.as_ps() as f64 / span,
-                arrivals: c.arrivals,
-                offered: c.offered,
-                departures: c.departures,
-                queue_drops: c.queue_drops,
-                random_losses: c.random_losses,
-                down_drops: c.down_drops,
-                loss_rate: if c.offered > 0 { c.drops() as f64 / c.offered as f64 } else { 0.0 },
-                mean_queue_pkts: c.queue_packet_ps as f64 / span,
-                max_queue_pkts: c.max_queue_packets,
-                mean_queue_bytes: c.queue_byte_ps as f64 / span,
-                max_queue_bytes: c.max_queue_bytes,
-            });
+            links.push(LinkRecord::measured(&spec.name, spec.rate, spec.delay, &c, end.saturating_sub(self.warm_at)));
         }
         // Percentiles from the histogram: the upper edge of the bucket that reaches them.
         let total: u64 = self.lags.iter().sum();
