@@ -266,15 +266,23 @@ fn grid() -> Vec<(String, String)> {
         .collect()
 }
 
-/// Per flow (by name): goodput; and the run's retransmissions and mean smoothed RTT.
-fn measures(dir: &Path) -> (Vec<(String, f64)>, f64, f64) {
+/// What the grid compares of one run.
+struct Measures {
+    /// Per flow, in order: its goodput.
+    goodputs: Vec<f64>,
+    /// Retransmissions of all flows.
+    retransmissions: f64,
+    /// The mean over subflows of their mean smoothed RTT.
+    srtt: f64,
+}
+
+fn measures(dir: &Path) -> Measures {
     let flows = table(dir, "flows");
-    let names: Vec<String> = flows.column("flow").unwrap().str().unwrap().iter().map(|p| p.unwrap_or_default().to_string()).collect();
-    let goodput: Vec<f64> = flows.column("goodput_bps").unwrap().f64().unwrap().into_no_null_iter().collect();
+    let goodputs: Vec<f64> = flows.column("goodput_bps").unwrap().f64().unwrap().into_no_null_iter().collect();
     let retx: u64 = flows.column("retransmissions").unwrap().u64().unwrap().into_no_null_iter().sum();
     let subflows = table(dir, "subflows");
     let srtt: Vec<f64> = subflows.column("mean_srtt_s").unwrap().f64().unwrap().into_no_null_iter().collect();
-    (names.into_iter().zip(goodput).collect(), retx as f64, srtt.iter().sum::<f64>() / srtt.len().max(1) as f64)
+    Measures { goodputs, retransmissions: retx as f64, srtt: srtt.iter().sum::<f64>() / srtt.len().max(1) as f64 }
 }
 
 /// The agreement grid of docs/testbed.md: each case three times on the testbed and as a
@@ -307,21 +315,19 @@ fn agreement_grid() {
                 sides[side].push(measures(&out));
             }
         }
-        let mean = |runs: &Vec<(Vec<(String, f64)>, f64, f64)>, f: &dyn Fn(&(Vec<(String, f64)>, f64, f64)) -> f64| {
-            runs.iter().map(f).sum::<f64>() / runs.len() as f64
-        };
-        let aggregate = |r: &(Vec<(String, f64)>, f64, f64)| r.0.iter().map(|x| x.1).sum::<f64>();
+        let mean = |runs: &[Measures], f: &dyn Fn(&Measures) -> f64| runs.iter().map(f).sum::<f64>() / runs.len() as f64;
+        let aggregate = |r: &Measures| r.goodputs.iter().sum::<f64>();
         let (tb, sim) = (mean(&sides[0], &aggregate), mean(&sides[1], &aggregate));
-        let flows = sides[0][0].0.len();
+        let flows = sides[0][0].goodputs.len();
         let worst = (0..flows)
             .map(|i| {
-                let t = mean(&sides[0], &|r| r.0[i].1);
-                let s = mean(&sides[1], &|r| r.0[i].1);
+                let t = mean(&sides[0], &|r| r.goodputs[i]);
+                let s = mean(&sides[1], &|r| r.goodputs[i]);
                 (t / s - 1.0).abs()
             })
             .fold(0.0, f64::max);
-        let (rt, rs) = (mean(&sides[0], &|r| r.1), mean(&sides[1], &|r| r.1));
-        let (qt, qs) = (mean(&sides[0], &|r| r.2), mean(&sides[1], &|r| r.2));
+        let (rt, rs) = (mean(&sides[0], &|r| r.retransmissions), mean(&sides[1], &|r| r.retransmissions));
+        let (qt, qs) = (mean(&sides[0], &|r| r.srtt), mean(&sides[1], &|r| r.srtt));
         println!(
             "| {name} | {:.2} / {:.2} Mb/s ({:+.1} %) | {:.1} % | {rt:.0} / {rs:.0} | {:.1} / {:.1} ms ({:+.1} %) |",
             tb / 1e6,

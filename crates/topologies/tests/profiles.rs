@@ -60,8 +60,8 @@ fn d2_with_the_htsim_profile_gives_htsims_numbers() {
 }
 
 /// A lone flow on D2 loses its first packet where csg-htsim loses it: packet 9797 at
-/// 11.9672008 ms, the same picosecond (htsim's integer-byte window; with exact growth it came
-/// at 11.4524 ms).
+/// 11.9672008 ms, the same picosecond (with exact window growth instead of htsim's integer
+/// bytes, the first drop comes at 11.4524 ms).
 #[test]
 fn a_lone_d2_flow_drops_its_first_packet_at_htsims_instant() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/htsim-d2.toml");

@@ -24,8 +24,9 @@ use netns::{Namespaces, Role};
 
 /// The longest run the testbed accepts: it runs in real time.
 const MAX_DURATION: Time = Time::from_secs(3600);
-/// The fastest link it emulates, and the most all links may carry together: beyond these, two
-/// cores no longer keep the emulator's timing within what docs/testbed.md measures.
+/// The fastest link it emulates, and the most all links may carry together: the rates up to
+/// which docs/testbed.md measures the emulator's timing on two cores (above them it is not
+/// measured).
 const MAX_LINK_RATE: Rate = Rate::mbps(100);
 const MAX_TOTAL_RATE: Rate = Rate::mbps(200);
 /// The most subflows the kernel's MPTCP opens for one connection (`MPTCP_PM_ADDR_MAX` limits).
