@@ -249,7 +249,7 @@ fn grid() -> Vec<(String, String)> {
             let buffer = (bdp * bdps).round().max(2.0) as u32;
             let name = format!("{n}x{rate}Mbps-{}ms-{bdps}bdp-loss{loss}{}", 2 * delay, if mp > 0 { "-mptcp" } else { "" });
             let mut text = format!(
-                "[sim]\nduration = \"20s\"\nwarmup = \"5s\"\nmss = \"1500B\"\n\n[tcp]\nprofile = \"linux\"\n\n\
+                "[sim]\nduration = \"20s\"\nwarmup = \"5s\"\nmss = \"1500B\"\n\n[tcp]\nprofile = \"linux-6\"\n\n\
                  [[link]]\nname = \"a\"\nrate = \"{rate}Mbps\"\ndelay = \"{delay}ms\"\nbuffer = \"{buffer}pkt\"\nloss = {loss}\n\n\
                  [[flow]]\nname = \"tcp\"\ncount = {n}\ncc = \"reno\"\npaths = [[\"a\"]]\nstagger = \"100ms\"\n"
             );
@@ -286,7 +286,7 @@ fn measures(dir: &Path) -> Measures {
 }
 
 /// The agreement grid of docs/testbed.md: each case three times on the testbed and as a
-/// simulation with the `linux` profile (seeds 1-3), compared flow by flow. Prints the table
+/// simulation with the `linux-6` profile (seeds 1-3), compared flow by flow. Prints the table
 /// (about 20 minutes):
 /// `cargo test --release -p equipoise --test testbed -- --ignored --nocapture agreement_grid`.
 #[test]

@@ -116,12 +116,21 @@ pub enum Profile {
     Ns2Sack,
     /// equipoise's first TCP: NewReno without SACK, Karn's rule, no handshake.
     NewReno,
+    /// Linux 6.x, the kernel `equipoise testbed` runs: as [`Profile::Linux`], but congestion
+    /// avoidance grows by the segments an ACK acknowledges (`tcp_cong_avoid_ai` with `acked`,
+    /// since 4.0), which with delayed ACKs is twice the growth per round trip.
+    Linux6,
 }
 
 impl Profile {
     /// Every profile with its configuration name.
-    pub const NAMES: [(&'static str, Profile); 4] =
-        [("linux", Profile::Linux), ("htsim", Profile::Htsim), ("ns2-sack", Profile::Ns2Sack), ("newreno", Profile::NewReno)];
+    pub const NAMES: [(&'static str, Profile); 5] = [
+        ("linux", Profile::Linux),
+        ("linux-6", Profile::Linux6),
+        ("htsim", Profile::Htsim),
+        ("ns2-sack", Profile::Ns2Sack),
+        ("newreno", Profile::NewReno),
+    ];
 
     /// The profile of a scenario that names none: Linux, the TCP most of the seeds' experiments
     /// ran and the one a researcher's own testbed runs (README, "TCP profiles").
@@ -157,6 +166,7 @@ impl Profile {
                 retransmit_restarts_timer: true,
                 ..base
             },
+            Profile::Linux6 => TcpConfig { profile: self, growth: Growth::PerSegment, ..Profile::Linux.config() },
             Profile::Htsim => TcpConfig {
                 min_rto: Time::from_ms(250),
                 max_rto: Time::NEVER,
