@@ -169,7 +169,7 @@ fn each_class_of_mistake_names_file_key_and_expectation() {
         (
             GOOD.to_string(),
             vec![("tcp.profile", "\"bsd\"")],
-            "bad.toml: tcp.profile: unknown profile \"bsd\" (valid: linux, htsim, ns2-sack, newreno)",
+            "bad.toml: tcp.profile: unknown profile \"bsd\" (valid: linux, linux-6, htsim, ns2-sack, newreno)",
         ),
         (
             GOOD.to_string(),

@@ -40,8 +40,8 @@ pub struct HostFlow {
 pub struct Received {
     /// Bytes read so far.
     pub bytes: AtomicU64,
-    /// Nanoseconds from the run's start to the end of the stream (0: not yet).
-    pub finished_ns: AtomicU64,
+    /// When the stream ended (a finite transfer's last byte), if it has.
+    pub finished: Mutex<Option<Instant>>,
 }
 
 /// A socket of the kernel's TCP, or of its MPTCP for a multipath flow.
@@ -51,7 +51,7 @@ fn socket(multipath: bool) -> std::io::Result<Socket> {
 
 /// Starts the receiver of `flow` (an MPTCP one if `multipath`) in the receivers' namespace;
 /// returns once it listens.
-pub fn start_receiver(ns: &Entry, flow: usize, multipath: bool, t0: Instant, stop: Arc<AtomicBool>) -> Result<Arc<Received>, String> {
+pub fn start_receiver(ns: &Entry, flow: usize, multipath: bool, stop: Arc<AtomicBool>) -> Result<Arc<Received>, String> {
     let received = Arc::new(Received::default());
     let (ready, listening) = std::sync::mpsc::channel();
     let (ns, counts) = (ns.clone(), received.clone());
@@ -95,7 +95,7 @@ pub fn start_receiver(ns: &Entry, flow: usize, multipath: bool, t0: Instant, sto
             while !stop.load(Ordering::Relaxed) {
                 match stream.read(&mut buf) {
                     Ok(0) => {
-                        counts.finished_ns.store(t0.elapsed().as_nanos().max(1) as u64, Ordering::Relaxed);
+                        *counts.finished.lock().expect("no panics while held") = Some(Instant::now());
                         break;
                     }
                     Ok(n) => {

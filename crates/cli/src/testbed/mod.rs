@@ -135,7 +135,7 @@ pub fn testbed(file: &Path, sets: &[(String, String)], out: Option<PathBuf>, ove
     }
     let started = Instant::now();
     let run = run(&scenario, &plan, &stop, quiet)?;
-    if stop.load(Ordering::Relaxed) && run.interrupted {
+    if run.interrupted {
         return Err("stopped by a signal: the namespaces and devices are removed, no tables written".into());
     }
     let metrics = scenario.metrics(&run.output);
@@ -251,9 +251,8 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
     ns.sysctl(Role::Router, "net.ipv4.conf.tb.rp_filter", "0")?;
     ns.ip_batch(Role::Router, "route add default dev tb table 100\n")?;
 
-    let t0 = Instant::now();
     let received: Vec<Arc<Received>> = (0..plan.flows.len())
-        .map(|f| hosts::start_receiver(&ns.entry(Role::Receivers), f, plan.flows[f].paths.len() > 1, t0, stop.clone()))
+        .map(|f| hosts::start_receiver(&ns.entry(Role::Receivers), f, plan.flows[f].paths.len() > 1, stop.clone()))
         .collect::<Result<_, _>>()?;
     let t0 = Instant::now();
     go.send(t0).map_err(|_| "the emulator thread ended early".to_string())?;
@@ -360,8 +359,8 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
         let subflows = flow.subflow..flow.subflow + flow.subflows;
         let payload = subflows.clone().map(|g| at_end[g].mss).find(|&m| m > 0).unwrap_or(0);
         let scale = wire_scale(s.sim.mss, payload);
-        let finished = received[f].finished_ns.load(Ordering::Relaxed);
-        let completed_at = (finished > 0).then(|| Time(finished * 1000));
+        let finished = *received[f].finished.lock().expect("no panics while held");
+        let completed_at = finished.map(|at| Time(at.saturating_duration_since(t0).as_nanos() as u64 * 1000));
         let from = warmup_t.max(spec.start);
         let until = end_t.min(spec.stop.unwrap_or(Time::NEVER)).min(completed_at.unwrap_or(Time::NEVER));
         let window = until.saturating_sub(from).as_secs_f64();
