@@ -151,12 +151,18 @@ pub fn testbed(file: &Path, sets: &[(String, String)], out: Option<PathBuf>, ove
         format!("median {:.6}, 99th percentile {:.6}, largest {:.6}", run.lag_s[0], run.lag_s[1], run.lag_s[2]),
     ));
     provenance.notes.push(("testbed.strays".into(), run.strays.to_string()));
+    provenance
+        .notes
+        .push(("testbed.priority".into(), if run.real_time { "real-time (FIFO)" } else { "default: real-time scheduling refused" }.into()));
     let written = crate::tables::write_run(&dir, target, &run.output, &metrics, &provenance, Vec::new())?;
     if !quiet {
         let name = scenario.meta.name.as_deref().unwrap_or("scenario");
         crate::emit(&format!("{name} ({}), on the testbed (Linux {})\n\n", file.display(), kernel_version()));
         crate::emit(&crate::summary::render(&run.output, scenario.sim.warmup.as_secs_f64(), started.elapsed().as_secs_f64()));
         crate::emit(&crate::summary::render_metrics(&metrics));
+        if !run.real_time {
+            crate::emit("the emulator ran at the default priority: this system refused it real-time scheduling\n");
+        }
         crate::emit(&format!(
             "not measured on the testbed (0): {}\nthe emulator's events ran late by {:.3} ms (median, at most), {:.3} ms (99th percentile), {:.3} ms (largest)\n",
             UNMEASURED.join(", "),
@@ -189,6 +195,8 @@ struct TestbedRun {
     lag_s: [f64; 3],
     /// Packets between the namespaces that belonged to no subflow (passed on unemulated).
     strays: u64,
+    /// Whether the emulator ran at a real-time priority.
+    real_time: bool,
     interrupted: bool,
 }
 
@@ -218,7 +226,7 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
         let (seed, warmup, end, mtu) = (s.sim.seed, s.sim.warmup, s.sim.duration, s.sim.mss);
         std::thread::Builder::new()
             .name("emulator".into())
-            .spawn(move || -> Result<emulator::LinkReport, String> {
+            .spawn(move || -> Result<(emulator::LinkReport, bool), String> {
                 let device = router.enter().and_then(|()| {
                     let mut config = tun::Configuration::default();
                     config.tun_name("tb").mtu(mtu as u16).up();
@@ -241,9 +249,12 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
                     .name("tun-reader".into())
                     .spawn(move || emulator::read_tun(reader, to, reading))
                     .map_err(|e| format!("cannot start the TUN reader: {e}"))?;
-                emulator::real_time()?;
+                // Where real-time scheduling is not allowed (a container without it), the run
+                // goes on at the default priority, with the lateness that brings (recorded).
+                let real_time = emulator::real_time().is_ok();
                 let Ok(t0) = started.recv() else { return Err("the run did not start".into()) };
-                emulator::Emulator::new(&links, &paths, &reverse, seed, warmup).run(t0, end, &from_tun, &mut writer, &stop)
+                let report = emulator::Emulator::new(&links, &paths, &reverse, seed, warmup).run(t0, end, &from_tun, &mut writer, &stop);
+                report.map(|r| (r, real_time))
             })
             .map_err(|e| format!("cannot start the emulator thread: {e}"))?
     };
@@ -348,7 +359,7 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
     let at_end = infos(&hosts::read_senders(&senders)?, subflows);
     let received_at_end: Vec<u64> = received.iter().map(|r| r.bytes.load(Ordering::Relaxed)).collect();
     stop.store(true, Ordering::Relaxed);
-    let report = emulator.join().map_err(|_| "the emulator thread panicked".to_string())??;
+    let (report, real_time) = emulator.join().map_err(|_| "the emulator thread panicked".to_string())??;
     if let Some(e) = errors.lock().expect("no panics while held").first() {
         return Err(e.clone());
     }
@@ -415,7 +426,7 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
         data_dropped: report.data_dropped,
         ..RunStats::default()
     };
-    Ok(TestbedRun { output, lag_s: report.lag_s, strays: report.strays, interrupted })
+    Ok(TestbedRun { output, lag_s: report.lag_s, strays: report.strays, real_time, interrupted })
 }
 
 /// The flow whose subflow is global subflow `g`.
