@@ -541,7 +541,7 @@ fn main() -> ExitCode {
             scenario_sets(&file, &sets, quick).and_then(|sets| run_testbed(&file, &sets, out, overwrite, quiet))
         }
         Command::Export { to: ExportTarget::Ns2 { file, sets } } => parse_sets(&sets, None)
-            .and_then(|sets| ns2_run::load(&file, &sets))
+            .and_then(|sets| ns2_run::load(&file, &sets, "ns-2"))
             .and_then(|s| s.ns2_script().map_err(|e| format!("ns-2 cannot run this scenario: {e}")))
             .map(|script| emit(&script)),
         Command::Sweep {

@@ -8,11 +8,14 @@ use std::time::Instant;
 
 use topologies::{Experiment, Scenario};
 
-/// The scenario of `file` with `sets` applied; an AIMD model has no network to export.
-pub fn load(file: &Path, sets: &[(String, String)]) -> Result<Scenario, String> {
+/// The scenario of `file` with `sets` applied, for `runner` (ns-2, the testbed) to run; an AIMD
+/// model has no network to run.
+pub fn load(file: &Path, sets: &[(String, String)], runner: &str) -> Result<Scenario, String> {
     match topologies::load_experiment(file, sets).map_err(|e| e.to_string())? {
         Experiment::Packet(s) => Ok(s),
-        Experiment::Aimd(_) => Err(format!("{}: an [aimd] scenario is a model, not a network: ns-2 has nothing to run", file.display())),
+        Experiment::Aimd(_) => {
+            Err(format!("{}: an [aimd] scenario is a model, not a network: {runner} has nothing to run", file.display()))
+        }
     }
 }
 
@@ -91,7 +94,7 @@ pub fn ns2(
     overwrite: bool,
     quiet: bool,
 ) -> Result<(), String> {
-    let scenario = load(file, sets)?;
+    let scenario = load(file, sets, "ns-2")?;
     let dir = out.unwrap_or_else(|| crate::suffixed(crate::default_out(file), "-ns2"));
     let target = crate::output::prepare(&dir, overwrite)?;
     if !quiet {

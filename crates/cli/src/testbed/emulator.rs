@@ -217,9 +217,7 @@ impl Emulator {
                         self.data_delivered += 1;
                     }
                     self.net.packets.free(d.packet);
-                    let bytes = std::mem::take(&mut self.slots[slot]);
-                    self.free_slots.push(slot);
-                    write_packet(tun, &bytes)?;
+                    write_packet(tun, &self.release(slot))?;
                 }
             }
             Ev::LinkState(l, up) => {
@@ -270,13 +268,18 @@ impl Emulator {
         }
         if delivered.is_some() || self.net.dropped(kind) > dropped {
             // Delivered at once, or dropped on arrival (the network freed the packet).
-            let bytes = std::mem::take(&mut self.slots[slot]);
-            self.free_slots.push(slot);
+            let bytes = self.release(slot);
             if delivered.is_some() {
                 write_packet(tun, &bytes)?;
             }
         }
         Ok(())
+    }
+
+    /// The bytes of the packet in `slot`, whose slot is free again.
+    fn release(&mut self, slot: usize) -> Vec<u8> {
+        self.free_slots.push(slot);
+        std::mem::take(&mut self.slots[slot])
     }
 
     /// Frees the byte slots of packets the network dropped on its own (a link going down

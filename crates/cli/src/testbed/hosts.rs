@@ -137,9 +137,6 @@ pub fn start_sender(
             if let Err(e) = send(&ns, &flow, t0, end, &stop) {
                 errors.lock().expect("no panics while held").push(e);
             }
-            while !stop.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(20));
-            }
         })
         .map(|_| ())
         .map_err(|e| format!("cannot start a sender thread: {e}"))

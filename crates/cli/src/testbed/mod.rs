@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use sim_core::{Rate, Time};
 use tcp::{FlowRecord, FlowSpec, LinkSpec, RunOutput, RunStats, Sample, SubflowRecord};
-use topologies::{Experiment, Scenario};
+use topologies::Scenario;
 
 use hosts::{HostFlow, Received, SocketInfo};
 use netns::{Namespaces, Role};
@@ -44,16 +44,6 @@ struct Plan {
     /// Per global subflow: its path and its ACKs' path, as link positions.
     paths: Vec<Vec<usize>>,
     reverse: Vec<Option<Vec<usize>>>,
-}
-
-/// The scenario of `file` with `sets` applied, as a network.
-fn load(file: &Path, sets: &[(String, String)]) -> Result<Scenario, String> {
-    match topologies::load_experiment(file, sets).map_err(|e| e.to_string())? {
-        Experiment::Packet(s) => Ok(s),
-        Experiment::Aimd(_) => {
-            Err(format!("{}: an [aimd] scenario is a model, not a network: the testbed has nothing to run", file.display()))
-        }
-    }
 }
 
 /// Checks that the kernel can run every part of `s`, naming the key of the first that it
@@ -124,7 +114,7 @@ fn plan(s: &Scenario) -> Result<Plan, String> {
 
 /// `equipoise testbed`: runs the scenario on the kernel and writes the tables of a run.
 pub fn testbed(file: &Path, sets: &[(String, String)], out: Option<PathBuf>, overwrite: bool, quiet: bool) -> Result<(), String> {
-    let scenario = load(file, sets)?;
+    let scenario = crate::ns2_run::load(file, sets, "the testbed")?;
     let plan = plan(&scenario)?;
     netns::check_privileges()?;
     let dir = out.unwrap_or_else(|| crate::suffixed(crate::default_out(file), "-testbed"));
@@ -297,6 +287,8 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
     let sample_every =
         s.sim.sample_interval.map_or(SAMPLE_EVERY, |t| Duration::from_nanos(t.as_ps() / 1000).max(Duration::from_millis(10)));
     let subflows = plan.paths.len();
+    // Per global subflow, the flow it belongs to.
+    let owner: Vec<usize> = host_flows.iter().enumerate().flat_map(|(f, flow)| std::iter::repeat_n(f, flow.subflows)).collect();
     let mut sums = vec![(0.0f64, 0.0f64, 0u64); subflows];
     let (mut at_warmup, mut last): (Vec<SocketInfo>, Vec<SocketInfo>) =
         (vec![SocketInfo::default(); subflows], vec![SocketInfo::default(); subflows]);
@@ -341,8 +333,8 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
                     let acked = c.bytes_acked.saturating_sub(last[g].bytes_acked);
                     samples.push(Sample {
                         time_s: now.as_secs_f64(),
-                        flow: owner(&host_flows, g) as u32,
-                        subflow: (g - host_flows[owner(&host_flows, g)].subflow) as u32,
+                        flow: owner[g] as u32,
+                        subflow: (g - host_flows[owner[g]].subflow) as u32,
                         cwnd_pkts: c.cwnd,
                         srtt_s: c.srtt_s,
                         rate_bps: acked as f64 * 8.0 * wire_scale(s.sim.mss, c.mss) / dt,
@@ -429,11 +421,6 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
     Ok(TestbedRun { output, lag_s: report.lag_s, strays: report.strays, real_time, interrupted })
 }
 
-/// The flow whose subflow is global subflow `g`.
-fn owner(flows: &[HostFlow], g: usize) -> usize {
-    flows.iter().rposition(|f| f.subflow <= g).unwrap_or(0)
-}
-
 /// Per global subflow, its socket's counters (zero for one with no socket yet).
 fn infos(read: &[(usize, SocketInfo)], subflows: usize) -> Vec<SocketInfo> {
     let mut all = vec![SocketInfo::default(); subflows];
@@ -457,7 +444,7 @@ fn wire_scale(mss: u32, payload: u64) -> f64 {
 fn wire(ns: &Namespaces, plan: &Plan, mtu: &str) -> Result<(), String> {
     let (snd, rcv, rt) = (ns.name(Role::Senders), ns.name(Role::Receivers), ns.name(Role::Router));
     for (host, peer, name) in [("s0", "rs", &snd), ("r0", "rr", &rcv)] {
-        netns_link(&["link", "add", host, "netns", name, "type", "veth", "peer", "name", peer, "netns", &rt])?;
+        netns::ip(&["link", "add", host, "netns", name, "type", "veth", "peer", "name", peer, "netns", &rt])?;
     }
     let side = |dev: &str, router: std::net::Ipv4Addr, hosts: Vec<std::net::Ipv4Addr>| {
         let mut lines = format!("link set lo up\nlink set {dev} mtu {mtu} up\n");
@@ -485,7 +472,7 @@ fn wire(ns: &Namespaces, plan: &Plan, mtu: &str) -> Result<(), String> {
     let mut router = String::from("rule add iif rs lookup 100\nrule add iif rr lookup 100\n");
     for (f, &(first, n)) in firsts.iter().enumerate().filter(|(_, (_, n))| *n > 1) {
         let (host, dev) = (ns.name(Role::Multipath(f)), format!("m{f}"));
-        netns_link(&["link", "add", "m0", "netns", &host, "type", "veth", "peer", "name", &dev, "netns", &rt])?;
+        netns::ip(&["link", "add", "m0", "netns", &host, "type", "veth", "peer", "name", &dev, "netns", &rt])?;
         let addresses: Vec<_> = (first..first + n).map(addresses::sender).collect();
         let mut lines = side("m0", addresses::SENDERS.1, addresses.clone());
         lines.push_str(&format!("mptcp limits set subflows {MAX_SUBFLOWS} add_addr_accepted {MAX_SUBFLOWS}\n"));
@@ -515,14 +502,4 @@ fn wire(ns: &Namespaces, plan: &Plan, mtu: &str) -> Result<(), String> {
         ns.sysctl(Role::Router, key, if key.ends_with("forward") { "1" } else { "0" })?;
     }
     Ok(())
-}
-
-/// `ip ARGS…` in the tool's own namespace (a veth pair made straight into two namespaces).
-fn netns_link(args: &[&str]) -> Result<(), String> {
-    let out = std::process::Command::new("ip").args(args).output().map_err(|e| format!("cannot run `ip`: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!("ip {} failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
-    }
 }

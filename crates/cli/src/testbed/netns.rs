@@ -127,8 +127,8 @@ impl Drop for Namespaces {
     }
 }
 
-/// Runs `ip ARGS…`; an error carries `ip`'s own message.
-fn ip(args: &[&str]) -> Result<(), String> {
+/// Runs `ip ARGS…` in the tool's own namespace; an error carries `ip`'s own message.
+pub fn ip(args: &[&str]) -> Result<(), String> {
     let out =
         Command::new("ip").args(args).output().map_err(|e| format!("cannot run `ip` (iproute2; Debian: apt-get install iproute2): {e}"))?;
     if out.status.success() {
