@@ -349,7 +349,7 @@ fn run(
         }
         let name = scenario.meta.name.as_deref().unwrap_or("scenario");
         emit(&format!("{name} ({}), seed {}\n\n", file.display(), scenario.sim.seed));
-        emit(&summary::render(&output, scenario.sim.warmup.as_secs_f64(), wall));
+        emit(&summary::render(&output, scenario.sim.warmup.as_secs_f64(), wall, "simulated"));
         emit(&summary::render_metrics(&metrics));
         let names: Vec<String> = written.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
         emit(&format!("tables in {}/: {}\n", dir.display(), names.join(", ")));

@@ -113,7 +113,7 @@ pub fn ns2(
     if !quiet {
         let name = scenario.meta.name.as_deref().unwrap_or("scenario");
         crate::emit(&format!("{name} ({}), in ns-2.35\n\n", file.display()));
-        crate::emit(&crate::summary::render(&read.output, scenario.sim.warmup.as_secs_f64(), run.wall_s));
+        crate::emit(&crate::summary::render(&read.output, scenario.sim.warmup.as_secs_f64(), run.wall_s, "simulated by ns-2"));
         crate::emit(&crate::summary::render_metrics(&metrics));
         crate::emit(&format!("not measured by ns-2 (NaN or 0): {}\n", read.unmeasured.join(", ")));
         let names: Vec<String> = written.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect();

@@ -37,8 +37,9 @@ pub fn count(n: f64) -> String {
 /// Rows shown per table before eliding.
 const MAX_ROWS: usize = 20;
 
-/// The summary of a run that took `wall_s` seconds.
-pub fn render(out: &RunOutput, warmup_s: f64, wall_s: f64) -> String {
+/// The summary of a run that took `wall_s` seconds; `clock` says how its time passed
+/// ("simulated", "on the testbed").
+pub fn render(out: &RunOutput, warmup_s: f64, wall_s: f64, clock: &str) -> String {
     let mut s = String::new();
     let width = out.flows.iter().map(|f| f.flow.len()).chain([4]).max().unwrap_or(4).min(24);
     let _ = writeln!(
@@ -104,12 +105,18 @@ pub fn render(out: &RunOutput, warmup_s: f64, wall_s: f64) -> String {
     };
     let _ = writeln!(
         s,
-        "\n{} s simulated in {wall_s:.2} s wall:{events} {} data packets delivered ({} /s)",
-        st.simulated_s,
+        "\n{} s {clock} in {wall_s:.2} s wall:{events} {} data packets delivered ({} /s)",
+        seconds(st.simulated_s),
         count(st.data_delivered as f64),
         count(st.data_delivered as f64 / wall_s.max(1e-9)),
     );
     s
+}
+
+/// Seconds to the nanosecond, without a binary fraction's tail (0.2, not 0.19999999999999998).
+fn seconds(s: f64) -> String {
+    let text = format!("{s:.9}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// The metrics of a run, one line each (all in metrics.parquet).

@@ -267,8 +267,10 @@ impl Scoreboard {
     }
 
     /// RFC 6675's IsLost: marks lost every segment with `DUP_THRESH` SACKed segments above
-    /// it, not examined before. Inlined: called on every ACK of a SACK profile, and mostly
-    /// returns at once (README, "Speed").
+    /// it, not examined before. A segment already resent (by RACK, before DUP_THRESH SACKs
+    /// came) stays in flight: only RACK or a timeout finds a retransmission lost (Linux's
+    /// `tcp_mark_head_lost` skips what is marked lost, resent or not). Inlined: called on
+    /// every ACK of a SACK profile, and mostly returns at once (README, "Speed").
     #[inline]
     pub fn mark_dupthresh_losses(&mut self) {
         if self.sacked < DUP_THRESH {
@@ -277,7 +279,9 @@ impl Scoreboard {
         // The DUP_THRESH-th highest SACKed segment: everything below it is lost.
         let boundary = self.highest_sacked[DUP_THRESH as usize - 1];
         for seq in self.dupthresh_upto.max(self.base)..boundary {
-            self.mark_lost(seq);
+            if self.segments[(seq - self.base) as usize].flags & RETRANS == 0 {
+                self.mark_lost(seq);
+            }
         }
         self.dupthresh_upto = self.dupthresh_upto.max(boundary);
     }
@@ -426,6 +430,24 @@ mod tests {
         assert_eq!(b.pipe(), 4);
     }
 
+    /// The trace that found it (one flow, 2 Mb/s, 3 % loss): RACK resent segment 0 after
+    /// the first SACK; the third SACK must not resend it again while that copy is in flight.
+    #[test]
+    fn a_segment_rack_resent_is_not_lost_again_by_dupthresh() {
+        let mut b = board(6);
+        let mut d = Delivered::default();
+        b.sack([(2, 3)].into_iter(), Time(50), Time(1), &mut d);
+        assert_eq!(b.rack_detect(Time(50), Time::ZERO, false), Time::NEVER);
+        assert_eq!(b.next_to_resend(), Some(0));
+        b.sent(0, Time(51));
+        assert_eq!(b.next_to_resend(), Some(1));
+        b.sent(1, Time(52));
+        b.sack([(2, 5)].into_iter(), Time(60), Time(1), &mut d);
+        b.mark_dupthresh_losses();
+        assert_eq!((b.to_resend(), b.next_to_resend()), (0, None), "0 and 1 are in flight, resent once");
+        assert_eq!(b.pipe(), 3, "the two retransmissions and segment 5");
+    }
+
     #[test]
     fn rack_marks_a_lost_retransmission() {
         let mut b = board(4);
@@ -539,8 +561,10 @@ mod tests {
                         let boundary = reference::dupthresh_boundary(&b);
                         if let Some(boundary) = boundary {
                             for seq in b.dupthresh_upto.max(b.base)..boundary {
-                                expected.mark_lost(seq);
-                                dupthresh_losses += 1;
+                                if expected.segments[(seq - b.base) as usize].flags & RETRANS == 0 {
+                                    expected.mark_lost(seq);
+                                    dupthresh_losses += 1;
+                                }
                             }
                         }
                         b.mark_dupthresh_losses();

@@ -1,6 +1,6 @@
 //! The testbed's hosts: for each flow a receiving socket in the receivers' namespace and a
 //! sending socket in the senders' namespace, bound to the flow's addresses, with the kernel's
-//! Reno; and a sampler that reads the senders' `ss -ti` counters (the kernel's `tcp_info`).
+//! Reno; and a sampler that reads the senders' counters (the kernel's `tcp_info`).
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, SocketAddrV4, TcpListener};
@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use socket2::{Domain, Protocol, Socket, Type};
 
 use super::addresses;
+use super::diag;
 use super::netns::Entry;
 
 /// The port every receiver listens on (each at its own address).
@@ -189,7 +190,7 @@ fn send(ns: &Entry, flow: &HostFlow, t0: Instant, end: Duration, stop: &AtomicBo
     Ok(())
 }
 
-/// One sender socket's counters, as `ss -ti` prints the kernel's `tcp_info`.
+/// One sender socket's counters, from the kernel's `tcp_info`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SocketInfo {
     /// Congestion window, segments.
@@ -200,46 +201,14 @@ pub struct SocketInfo {
     pub min_rtt_s: f64,
     /// Data segments sent, retransmissions included (`data_segs_out`).
     pub data_segs_out: u64,
-    /// Segments retransmitted in all (`retrans:…/total`).
+    /// Segments retransmitted in all (`tcpi_total_retrans`).
     pub retransmitted: u64,
     /// Bytes acknowledged (`bytes_acked`).
     pub bytes_acked: u64,
     /// The connection's maximum segment size, payload bytes.
     pub mss: u64,
-}
-
-/// Parses `ss -tinHO` output: per sender address (global subflow), its socket's counters.
-pub fn parse_ss(text: &str) -> Vec<(usize, SocketInfo)> {
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let mut words = line.split_whitespace();
-        // State, Recv-Q, Send-Q, local address:port, peer address:port, then the details.
-        let Some(local) = words.nth(3) else { continue };
-        let Some(peer) = words.next() else { continue };
-        if !peer.ends_with(&format!(":{PORT}")) {
-            continue;
-        }
-        // An address bound to a device (an MPTCP endpoint's subflow) reads `ADDRESS%DEVICE`.
-        let address = local.rsplit_once(':').map(|(a, _)| a.split('%').next().unwrap_or(a));
-        let Some(g) = address.and_then(|a| a.parse().ok()).and_then(addresses::subflow_of_sender) else { continue };
-        let mut info = SocketInfo::default();
-        for w in words {
-            let Some((key, value)) = w.split_once(':') else { continue };
-            let number = |v: &str| v.parse::<f64>().ok();
-            match key {
-                "cwnd" => info.cwnd = number(value).unwrap_or(0.0),
-                "rtt" => info.srtt_s = value.split('/').next().and_then(number).unwrap_or(0.0) / 1e3,
-                "minrtt" => info.min_rtt_s = number(value).unwrap_or(0.0) / 1e3,
-                "data_segs_out" => info.data_segs_out = value.parse().unwrap_or(0),
-                "retrans" => info.retransmitted = value.split('/').nth(1).and_then(|v| v.parse().ok()).unwrap_or(0),
-                "bytes_acked" => info.bytes_acked = value.parse().unwrap_or(0),
-                "mss" => info.mss = value.parse().unwrap_or(0),
-                _ => {}
-            }
-        }
-        out.push((g, info));
-    }
-    out
+    /// Retransmission timeouts in all (`tcpi_total_rto`; `None` before Linux 6.7).
+    pub timeouts: Option<u64>,
 }
 
 /// Reads every sender socket's counters in the namespaces of `hosts` now.
@@ -251,42 +220,14 @@ pub fn read_senders(hosts: &[Entry]) -> Result<Vec<(usize, SocketInfo)>, String>
     Ok(all)
 }
 
-/// The counters of the TCP sockets (MPTCP subflows included) in one namespace: `ss` run from a
-/// thread moved there, so that the child is there too.
+/// The counters of the TCP sockets (MPTCP subflows included) in one namespace, read from a
+/// thread moved there (a netlink socket answers for the namespace it was made in).
 fn read_sockets(ns: &Entry) -> Result<Vec<(usize, SocketInfo)>, String> {
     let ns = ns.clone();
-    std::thread::spawn(move || -> Result<String, String> {
+    std::thread::spawn(move || {
         ns.enter()?;
-        let out = std::process::Command::new("ss").args(["-tinHO"]).output().map_err(|e| format!("cannot run `ss` (iproute2): {e}"))?;
-        if !out.status.success() {
-            return Err(format!("ss -tinHO failed: {}", String::from_utf8_lossy(&out.stderr).trim()));
-        }
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        diag::read_sockets()
     })
     .join()
-    .map_err(|_| "the thread reading `ss` panicked".to_string())?
-    .map(|text| parse_ss(&text))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ss_lines_give_each_sender_its_counters() {
-        let text = "ESTAB 0 1448 198.18.1.2:41234 198.19.1.1:5001 reno wscale:7,7 rto:204 rtt:12.5/1.25 ato:40 mss:1448 pmtu:1500 \
-                    rcvmss:536 advmss:1448 cwnd:17 ssthresh:12 bytes_sent:1000 bytes_retrans:2896 bytes_acked:725000 segs_out:600 \
-                    segs_in:300 data_segs_out:598 send 15.7Mbps lastsnd:1 retrans:0/2 minrtt:10.2\n\
-                    LISTEN 0 128 198.18.1.2:22 0.0.0.0:*\n\
-                    ESTAB 0 267472 198.18.1.3%m0:48855 198.19.1.1:5001 reno rtt:83.793/0.46 mss:1448 cwnd:36 bytes_acked:2218273 data_segs_out:1678\n";
-        let parsed = parse_ss(text);
-        assert_eq!(parsed.len(), 2);
-        assert_eq!(parsed[1].0, 2, "an MPTCP subflow bound to its endpoint's device");
-        assert_eq!(parsed[1].1.bytes_acked, 2_218_273);
-        let (g, info) = parsed[0];
-        assert_eq!(g, 1);
-        assert_eq!(info.cwnd, 17.0);
-        assert!((info.srtt_s - 0.0125).abs() < 1e-12 && (info.min_rtt_s - 0.0102).abs() < 1e-12);
-        assert_eq!((info.data_segs_out, info.retransmitted, info.bytes_acked, info.mss), (598, 2, 725_000, 1448));
-    }
+    .map_err(|_| "the thread reading the socket counters panicked".to_string())?
 }

@@ -6,6 +6,7 @@
 //! results are the tables of `equipoise run` (`equipoise.source = "testbed"`).
 
 mod addresses;
+mod diag;
 mod emulator;
 mod hosts;
 mod netns;
@@ -134,7 +135,8 @@ pub fn testbed(file: &Path, sets: &[(String, String)], out: Option<PathBuf>, ove
         ..crate::tables::Provenance::packet(file.display().to_string(), scenario.text.clone(), scenario.sim.seed)
     };
     provenance.notes.push(("testbed.kernel".into(), kernel_version()));
-    provenance.notes.push(("testbed.unmeasured".into(), UNMEASURED.join(", ")));
+    let unmeasured = unmeasured(run.timeouts_measured);
+    provenance.notes.push(("testbed.unmeasured".into(), unmeasured.clone()));
     provenance.notes.push(("testbed.goodput".into(), GOODPUT_NOTE.into()));
     provenance.notes.push((
         "testbed.lag_s".into(),
@@ -148,14 +150,18 @@ pub fn testbed(file: &Path, sets: &[(String, String)], out: Option<PathBuf>, ove
     if !quiet {
         let name = scenario.meta.name.as_deref().unwrap_or("scenario");
         crate::emit(&format!("{name} ({}), on the testbed (Linux {})\n\n", file.display(), kernel_version()));
-        crate::emit(&crate::summary::render(&run.output, scenario.sim.warmup.as_secs_f64(), started.elapsed().as_secs_f64()));
+        crate::emit(&crate::summary::render(
+            &run.output,
+            scenario.sim.warmup.as_secs_f64(),
+            started.elapsed().as_secs_f64(),
+            "on the testbed",
+        ));
         crate::emit(&crate::summary::render_metrics(&metrics));
         if !run.real_time {
             crate::emit("the emulator ran at the default priority: this system refused it real-time scheduling\n");
         }
         crate::emit(&format!(
-            "not measured on the testbed (0): {}\nthe emulator's events ran late by {:.3} ms (median, at most), {:.3} ms (99th percentile), {:.3} ms (largest)\n",
-            UNMEASURED.join(", "),
+            "not measured on the testbed (0): {unmeasured}\nthe emulator's events ran late by {:.3} ms (median, at most), {:.3} ms (99th percentile), {:.3} ms (largest)\n",
             run.lag_s[0] * 1e3,
             run.lag_s[1] * 1e3,
             run.lag_s[2] * 1e3
@@ -166,8 +172,14 @@ pub fn testbed(file: &Path, sets: &[(String, String)], out: Option<PathBuf>, ove
     Ok(())
 }
 
-/// Columns the kernel's counters do not give.
-const UNMEASURED: [&str; 4] = ["timeouts", "loss_events", "fast_retransmits", "duplicate_acks"];
+/// Columns the kernel's counters do not give: a kernel before 6.7 does not count timeouts.
+fn unmeasured(timeouts_measured: bool) -> String {
+    let mut columns = vec!["loss_events", "fast_retransmits", "duplicate_acks"];
+    if !timeouts_measured {
+        columns.insert(0, "timeouts");
+    }
+    columns.join(", ")
+}
 
 /// How goodput is counted, so that it compares with a simulation's.
 const GOODPUT_NOTE: &str =
@@ -187,6 +199,8 @@ struct TestbedRun {
     strays: u64,
     /// Whether the emulator ran at a real-time priority.
     real_time: bool,
+    /// Whether the kernel counted every socket's retransmission timeouts.
+    timeouts_measured: bool,
     interrupted: bool,
 }
 
@@ -372,11 +386,13 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
         let bytes = ((received_at_end[f].saturating_sub(received_at_warmup[f])) as f64 * scale) as u64;
         let goodput = per_second(by.saturating_sub(received_at_warmup[f]) as f64);
         let name: Arc<str> = s.flows[f].name.as_str().into();
-        let (mut sent, mut retransmitted) = (0, 0);
+        let (mut sent, mut retransmitted, mut timed_out) = (0, 0, 0);
         for (r, g) in subflows.enumerate() {
             let (w, e) = (at_warmup[g], at_end[g]);
             sent += e.data_segs_out.saturating_sub(w.data_segs_out);
             retransmitted += e.retransmitted.saturating_sub(w.retransmitted);
+            let timeouts = e.timeouts.unwrap_or(0).saturating_sub(w.timeouts.unwrap_or(0));
+            timed_out += timeouts;
             let (cwnd_sum, srtt_sum, n) = sums[g];
             output.subflows.push(SubflowRecord {
                 flow: name.clone(),
@@ -392,7 +408,7 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
                 retransmissions: e.retransmitted.saturating_sub(w.retransmitted),
                 fast_retransmits: 0,
                 duplicate_acks: 0,
-                timeouts: 0,
+                timeouts,
             });
         }
         output.flows.push(FlowRecord {
@@ -404,7 +420,7 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
             bytes_delivered: bytes,
             packets_sent: sent,
             retransmissions: retransmitted,
-            timeouts: 0,
+            timeouts: timed_out,
             loss_events: 0,
             size_bytes: spec.size,
             completion_time_s: completed_at.map(|t| t.saturating_sub(spec.start).as_secs_f64()),
@@ -418,7 +434,10 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
         data_dropped: report.data_dropped,
         ..RunStats::default()
     };
-    Ok(TestbedRun { output, lag_s: report.lag_s, strays: report.strays, real_time, interrupted })
+    // A socket that never connected has no counters to lack; one that did and has no count
+    // of timeouts runs on a kernel before 6.7.
+    let timeouts_measured = at_end.iter().all(|i| i.mss == 0 || i.timeouts.is_some());
+    Ok(TestbedRun { output, lag_s: report.lag_s, strays: report.strays, real_time, timeouts_measured, interrupted })
 }
 
 /// Per global subflow, its socket's counters (zero for one with no socket yet).
