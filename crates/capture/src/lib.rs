@@ -49,4 +49,4 @@ pub mod segment;
 pub mod writer;
 
 pub use segment::{Dss, MAX_SACK_BLOCKS, Mptcp, Segment};
-pub use writer::{Capture, DROPPED_COMMENT, MAX_BYTES_PER_PACKET, MAX_FILE_OVERHEAD, Options, estimated_size};
+pub use writer::{Capture, DROPPED_COMMENT, IpCapture, MAX_BYTES_PER_PACKET, MAX_FILE_OVERHEAD, Options, estimated_size};

@@ -25,6 +25,24 @@ pub fn parse(values: &[String]) -> Result<Vec<CaptureModel>, String> {
         .collect()
 }
 
+/// Per capture: its label (its links' names joined by `+`) and its file's name, unique in the
+/// run's output (`capture-LINK.pcapng`, then `-2`, `-3` … for repeats).
+pub fn file_names(captures: &[CaptureModel]) -> Vec<(String, String)> {
+    let mut names: Vec<(String, String)> = Vec::with_capacity(captures.len());
+    for c in captures {
+        let label = c.links.join("+");
+        let base = format!("capture-{}", label.replace(['/', '\\'], "_"));
+        let mut name = format!("{base}.pcapng");
+        let mut k = 2;
+        while names.iter().any(|(_, n)| *n == name) {
+            name = format!("{base}-{k}.pcapng");
+            k += 1;
+        }
+        names.push((label, name));
+    }
+    names
+}
+
 /// The pcapng files of a run's captures, in memory until the run's outputs are written.
 struct Files {
     captures: Vec<capture::Capture<Vec<u8>>>,
@@ -57,15 +75,7 @@ impl Captured {
     pub fn new(captures: &[CaptureModel], mss: u32) -> Result<(Box<dyn tcp::CaptureSink>, Captured), String> {
         let mut names: Vec<String> = Vec::new();
         let mut files = Vec::new();
-        for c in captures {
-            let label = c.links.join("+");
-            let base = format!("capture-{}", label.replace(['/', '\\'], "_"));
-            let mut name = format!("{base}.pcapng");
-            let mut k = 2;
-            while names.contains(&name) {
-                name = format!("{base}-{k}.pcapng");
-                k += 1;
-            }
+        for (label, name) in file_names(captures) {
             let options =
                 capture::Options { interface: label.clone(), mss: Some(mss.min(u16::MAX as u32) as u16), ..capture::Options::default() };
             files.push(capture::Capture::new(Vec::new(), &options).map_err(|e| format!("capture of {label}: {e}"))?);

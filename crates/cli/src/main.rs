@@ -107,6 +107,11 @@ enum Command {
     Testbed {
         #[command(flatten)]
         scenario: ScenarioArgs,
+        /// Capture the kernel's packets on a link (both directions) as a pcapng file beside
+        /// the tables, as `run --capture` does; the link must be the whole path of the
+        /// subflows captured on it. docs/testbed.md.
+        #[arg(long, value_name = "LINK[+LINK…][:FLOW,…]")]
+        capture: Vec<String>,
     },
     /// Write the scenario as a script for another simulator, to standard output.
     Export {
@@ -487,12 +492,19 @@ fn default_dataset(file: &Path, quick: bool) -> PathBuf {
 
 /// `dir` with `suffix` after its last component (`results/x` → `results/x-quick`).
 #[cfg(target_os = "linux")]
-fn run_testbed(file: &Path, sets: &[(String, String)], out: Option<PathBuf>, overwrite: bool, quiet: bool) -> Result<(), String> {
-    testbed::testbed(file, sets, out, overwrite, quiet)
+fn run_testbed(
+    file: &Path,
+    sets: &[(String, String)],
+    capture: &[String],
+    out: Option<PathBuf>,
+    overwrite: bool,
+    quiet: bool,
+) -> Result<(), String> {
+    testbed::testbed(file, sets, capture, out, overwrite, quiet)
 }
 
 #[cfg(not(target_os = "linux"))]
-fn run_testbed(_: &Path, _: &[(String, String)], _: Option<PathBuf>, _: bool, _: bool) -> Result<(), String> {
+fn run_testbed(_: &Path, _: &[(String, String)], _: &[String], _: Option<PathBuf>, _: bool, _: bool) -> Result<(), String> {
     Err("the testbed runs the scenario on Linux's own TCP, in network namespaces: it needs Linux".into())
 }
 
@@ -537,8 +549,8 @@ fn main() -> ExitCode {
         Command::Ns2 { scenario: ScenarioArgs { file, out, sets, quick, overwrite, quiet }, ns } => {
             scenario_sets(&file, &sets, quick).and_then(|sets| ns2_run::ns2(&file, &sets, out, ns.as_deref(), overwrite, quiet))
         }
-        Command::Testbed { scenario: ScenarioArgs { file, out, sets, quick, overwrite, quiet } } => {
-            scenario_sets(&file, &sets, quick).and_then(|sets| run_testbed(&file, &sets, out, overwrite, quiet))
+        Command::Testbed { scenario: ScenarioArgs { file, out, sets, quick, overwrite, quiet }, capture } => {
+            scenario_sets(&file, &sets, quick).and_then(|sets| run_testbed(&file, &sets, &capture, out, overwrite, quiet))
         }
         Command::Export { to: ExportTarget::Ns2 { file, sets } } => parse_sets(&sets, None)
             .and_then(|sets| ns2_run::load(&file, &sets, "ns-2"))

@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 
 use polars::prelude::*;
 
+#[path = "../../capture/tests/common/mod.rs"]
+mod tshark;
+
 fn equipoise(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_equipoise")).args(args).output().expect("the binary runs")
 }
@@ -103,6 +106,41 @@ fn a_link_carries_its_rate_with_its_delay_and_holds_its_buffer() {
     let median: f64 = lag.split(',').next().unwrap().trim_start_matches("median ").parse().unwrap();
     assert!(median < 0.0002, "lateness {lag}");
     assert!(namespaces_of(std::process::id()).is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `[[capture]]` on the testbed records the kernel's own packets where they meet the link:
+/// Wireshark finds them well formed, and counts the link's drops, the sender's data packets
+/// and its retransmissions as the tables do.
+#[test]
+fn a_capture_holds_the_kernels_packets_as_the_link_met_them() {
+    if !can_run("a_capture_holds_the_kernels_packets_as_the_link_met_them") || !tshark::have_tshark("testbed capture") {
+        return;
+    }
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("capture");
+    let file = scenario(
+        &dir,
+        "rate = \"2Mbps\"\ndelay = \"5ms\"\nbuffer = \"4pkt\"\nloss = 0.03",
+        "\n[[capture]]\nlink = \"bottleneck\"\nfrom = \"2s\"\n",
+    );
+    let out = dir.join("out");
+    let o = equipoise(&["testbed", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let pcap = out.join("capture-bottleneck.pcapng");
+    tshark::assert_clean(&pcap, &[]);
+    let count = |filter: &str| tshark::count(&pcap, &[], filter) as u64;
+    let links = table(&out, "links");
+    let link = |c: &str| links.column(c).unwrap().u64().unwrap().get(0).unwrap();
+    assert_eq!(count("frame.comment == \"dropped\""), link("queue_drops") + link("random_losses"), "every drop is marked");
+    assert!(count("frame.comment == \"dropped\"") > 10, "the 3 % loss and the 4-packet buffer drop");
+    assert_eq!(count("tcp.len > 0"), link("arrivals"), "every data packet offered to the link");
+    // The sender's counters are read every 100 ms, the capture starts at the warm-up exactly.
+    let subflows = table(&out, "subflows");
+    let retx = subflows.column("retransmissions").unwrap().u64().unwrap().get(0).unwrap();
+    let seen = count("tcp.analysis.retransmission || tcp.analysis.fast_retransmission || tcp.analysis.spurious_retransmission");
+    assert!(seen.abs_diff(retx) <= 2, "Wireshark's retransmissions {seen}, the kernel's {retx}");
+    assert!(count("tcp.len == 0 && ip.src == 198.19.1.1") > 100, "the ACKs, the other way");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -211,6 +249,11 @@ fn what_the_kernel_cannot_run_is_refused_naming_the_key() {
         (vec!["--set", "tcp.jitter=1ms"], "tcp.jitter"),
         (vec!["--set", "link.bottleneck.rate=1Gbps"], "link.bottleneck.rate"),
         (vec!["--set", "sim.duration=7200s"], "sim.duration"),
+        (vec!["--capture", "nowhere"], "--capture.link[0]: no link named \"nowhere\""),
+        (
+            vec!["--capture", "bottleneck", "--set", "flow.tcp.reverse_paths=[[\"bottleneck\"]]"],
+            "--capture.link: the testbed captures a link only",
+        ),
     ] {
         let out = dir.join("out");
         let mut args = vec!["testbed", file.to_str().unwrap(), "--out", out.to_str().unwrap()];
@@ -223,48 +266,89 @@ fn what_the_kernel_cannot_run_is_refused_naming_the_key() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// One case of the agreement grid: its name and its scenario's text.
-fn grid() -> Vec<(String, String)> {
-    // (flows, rate Mb/s, one-way delay ms, buffer in BDPs, loss, two-path flows)
-    let cases: [(u32, u32, u32, f64, f64, u32); 14] = [
-        (1, 10, 10, 1.0, 0.0, 0),
-        (1, 10, 50, 0.5, 0.0, 0),
-        (1, 20, 20, 2.0, 0.0, 0),
-        (1, 5, 100, 0.25, 0.0, 0),
-        (2, 10, 25, 1.0, 0.0, 0),
-        (2, 50, 10, 0.5, 0.0, 0),
-        (4, 20, 40, 1.0, 0.0, 0),
-        (4, 10, 5, 2.0, 0.0, 0),
-        (8, 50, 20, 0.5, 0.0, 0),
-        (1, 10, 20, 1.0, 0.01, 0),
-        (2, 20, 10, 1.0, 0.02, 0),
-        (1, 10, 30, 1.0, 0.005, 0),
-        (1, 10, 20, 1.0, 0.0, 1),
-        (2, 10, 10, 1.0, 0.01, 1),
-    ];
-    cases
-        .iter()
-        .map(|&(n, rate, delay, bdps, loss, mp)| {
-            let bdp = rate as f64 * 1e6 * 2.0 * delay as f64 * 1e-3 / (1500.0 * 8.0);
-            let buffer = (bdp * bdps).round().max(2.0) as u32;
-            let name = format!("{n}x{rate}Mbps-{}ms-{bdps}bdp-loss{loss}{}", 2 * delay, if mp > 0 { "-mptcp" } else { "" });
-            let mut text = format!(
-                "[sim]\nduration = \"20s\"\nwarmup = \"5s\"\nmss = \"1500B\"\n\n[tcp]\nprofile = \"linux-6\"\n\n\
-                 [[link]]\nname = \"a\"\nrate = \"{rate}Mbps\"\ndelay = \"{delay}ms\"\nbuffer = \"{buffer}pkt\"\nloss = {loss}\n\n\
-                 [[flow]]\nname = \"tcp\"\ncount = {n}\ncc = \"reno\"\npaths = [[\"a\"]]\nstagger = \"100ms\"\n"
-            );
-            if mp > 0 {
-                text.push_str(&format!(
-                    "\n[[link]]\nname = \"b\"\nrate = \"{}Mbps\"\ndelay = \"{}ms\"\nbuffer = \"{buffer}pkt\"\nloss = {loss}\n\n\
-                     [[flow]]\nname = \"mp\"\ncount = {mp}\ncc = \"uncoupled\"\npaths = [[\"a\"], [\"b\"]]\nstart = \"50ms\"\n",
-                    rate / 2,
-                    delay * 2
-                ));
-            }
-            (name, text)
-        })
-        .collect()
+/// One case of the agreement grid: Reno flows on link `a`, and maybe a two-path MPTCP flow
+/// (kernel per-subflow Reno, `uncoupled` simulated) on `a` and a second link `b`.
+#[derive(Clone, Copy)]
+struct Case {
+    flows: u32,
+    /// Mb/s.
+    rate: u32,
+    /// One-way propagation delay, ms.
+    delay: u32,
+    /// Buffer in bandwidth-delay products (at least two packets).
+    bdps: f64,
+    loss: f64,
+    /// The two-path flow's second link: rate (Mb/s), one-way delay (ms), loss.
+    second: Option<(u32, u32, f64)>,
 }
+
+impl Case {
+    const fn tcp(flows: u32, rate: u32, delay: u32, bdps: f64, loss: f64) -> Case {
+        Case { flows, rate, delay, bdps, loss, second: None }
+    }
+
+    const fn mptcp(self, rate: u32, delay: u32, loss: f64) -> Case {
+        Case { second: Some((rate, delay, loss)), ..self }
+    }
+
+    fn name(&self) -> String {
+        let base = format!("{}x{}Mbps-{}ms-{}bdp-loss{}", self.flows, self.rate, 2 * self.delay, self.bdps, self.loss);
+        match self.second {
+            Some((rate, delay, loss)) => format!("{base}-mptcp+{rate}Mbps-{}ms-loss{loss}", 2 * delay),
+            None => base,
+        }
+    }
+
+    /// The scenario, `duration` seconds long with statistics from `warmup`.
+    fn text(&self, duration: u32, warmup: u32) -> String {
+        let link = |name: &str, rate: u32, delay: u32, loss: f64| {
+            let bdp = rate as f64 * 1e6 * 2.0 * delay as f64 * 1e-3 / (1500.0 * 8.0);
+            let buffer = (bdp * self.bdps).round().max(2.0) as u32;
+            format!(
+                "[[link]]\nname = \"{name}\"\nrate = \"{rate}Mbps\"\ndelay = \"{delay}ms\"\nbuffer = \"{buffer}pkt\"\nloss = {loss}\n\n"
+            )
+        };
+        let mut text = format!(
+            "[sim]\nduration = \"{duration}s\"\nwarmup = \"{warmup}s\"\nmss = \"1500B\"\n\n[tcp]\nprofile = \"linux-6\"\n\n{}",
+            link("a", self.rate, self.delay, self.loss),
+        );
+        if self.flows > 0 {
+            text.push_str(&format!(
+                "[[flow]]\nname = \"tcp\"\ncount = {}\ncc = \"reno\"\npaths = [[\"a\"]]\nstagger = \"100ms\"\n",
+                self.flows
+            ));
+        }
+        if let Some((rate, delay, loss)) = self.second {
+            text.push('\n');
+            text.push_str(&link("b", rate, delay, loss));
+            text.push_str("[[flow]]\nname = \"mp\"\ncc = \"uncoupled\"\npaths = [[\"a\"], [\"b\"]]\nstart = \"50ms\"\n");
+        }
+        text
+    }
+}
+
+/// The agreement grid: 1-8 Reno flows, 5-50 Mb/s, 10-200 ms of RTT, 0.25-2 BDPs of buffer,
+/// 0-2 % random loss, two-path MPTCP flows; and windows of 1-3 packets under 1-3 % loss
+/// (2 Mb/s, 10 ms), alone and as one subflow of a two-path flow.
+const GRID: [Case; 17] = [
+    Case::tcp(1, 10, 10, 1.0, 0.0),
+    Case::tcp(1, 10, 50, 0.5, 0.0),
+    Case::tcp(1, 20, 20, 2.0, 0.0),
+    Case::tcp(1, 5, 100, 0.25, 0.0),
+    Case::tcp(2, 10, 25, 1.0, 0.0),
+    Case::tcp(2, 50, 10, 0.5, 0.0),
+    Case::tcp(4, 20, 40, 1.0, 0.0),
+    Case::tcp(4, 10, 5, 2.0, 0.0),
+    Case::tcp(8, 50, 20, 0.5, 0.0),
+    Case::tcp(1, 10, 20, 1.0, 0.01),
+    Case::tcp(2, 20, 10, 1.0, 0.02),
+    Case::tcp(1, 10, 30, 1.0, 0.005),
+    Case::tcp(1, 10, 20, 1.0, 0.0).mptcp(5, 40, 0.0),
+    Case::tcp(2, 10, 10, 1.0, 0.01).mptcp(5, 20, 0.01),
+    Case::tcp(1, 2, 5, 1.0, 0.01),
+    Case::tcp(1, 2, 5, 1.0, 0.03),
+    Case::tcp(0, 10, 20, 1.0, 0.0).mptcp(2, 5, 0.02),
+];
 
 /// What the grid compares of one run.
 struct Measures {
@@ -272,23 +356,135 @@ struct Measures {
     goodputs: Vec<f64>,
     /// Retransmissions of all flows.
     retransmissions: f64,
+    /// Retransmission timeouts of all flows.
+    timeouts: f64,
     /// The mean over subflows of their mean smoothed RTT.
     srtt: f64,
 }
 
 fn measures(dir: &Path) -> Measures {
     let flows = table(dir, "flows");
+    let column = |name: &str| -> f64 { flows.column(name).unwrap().u64().unwrap().into_no_null_iter().sum::<u64>() as f64 };
     let goodputs: Vec<f64> = flows.column("goodput_bps").unwrap().f64().unwrap().into_no_null_iter().collect();
-    let retx: u64 = flows.column("retransmissions").unwrap().u64().unwrap().into_no_null_iter().sum();
     let subflows = table(dir, "subflows");
     let srtt: Vec<f64> = subflows.column("mean_srtt_s").unwrap().f64().unwrap().into_no_null_iter().collect();
-    Measures { goodputs, retransmissions: retx as f64, srtt: srtt.iter().sum::<f64>() / srtt.len().max(1) as f64 }
+    Measures {
+        goodputs,
+        retransmissions: column("retransmissions"),
+        timeouts: column("timeouts"),
+        srtt: srtt.iter().sum::<f64>() / srtt.len().max(1) as f64,
+    }
+}
+
+/// A case run `seeds` times on the testbed and as a simulation, compared.
+struct Agreement {
+    name: String,
+    /// Testbed and simulation: the mean aggregate goodput.
+    aggregate: [f64; 2],
+    /// The noise of the aggregate's difference, relative (as for `per_flow`).
+    aggregate_noise: f64,
+    /// The largest relative difference of one flow's mean goodput, and the noise of that
+    /// flow's difference: twice the standard error of the difference of the two means,
+    /// relative to the simulation's mean.
+    per_flow: (f64, f64),
+    retransmissions: [f64; 2],
+    timeouts: [f64; 2],
+    srtt: [f64; 2],
+}
+
+impl Agreement {
+    fn run(case: &Case, seeds: u32, duration: u32, warmup: u32, dir: &Path) -> Agreement {
+        let name = case.name();
+        let file = dir.join(format!("{name}.toml"));
+        std::fs::write(&file, case.text(duration, warmup)).unwrap();
+        let mut sides = [Vec::new(), Vec::new()];
+        for seed in 1..=seeds {
+            for (side, command) in ["testbed", "run"].iter().enumerate() {
+                let out = dir.join(format!("{name}-{command}-{seed}"));
+                let seed = format!("sim.seed={seed}");
+                let o = equipoise(&[command, file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--set", &seed, "--quiet"]);
+                assert!(o.status.success(), "{name} {command}: {}", stderr(&o));
+                sides[side].push(measures(&out));
+            }
+        }
+        let mean = |side: usize, f: &dyn Fn(&Measures) -> f64| sides[side].iter().map(f).sum::<f64>() / seeds as f64;
+        let both = |f: &dyn Fn(&Measures) -> f64| [mean(0, f), mean(1, f)];
+        // The variance of a side's mean: the runs' sample variance over their number.
+        let variance_of_mean = |side: usize, f: &dyn Fn(&Measures) -> f64| {
+            let m = mean(side, f);
+            let n = seeds as f64;
+            sides[side].iter().map(|r| (f(r) - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0) / n
+        };
+        let compare = |g: &dyn Fn(&Measures) -> f64| {
+            let [t, s] = both(g);
+            ((t / s - 1.0).abs(), 2.0 * (variance_of_mean(0, g) + variance_of_mean(1, g)).sqrt() / s)
+        };
+        let per_flow = (0..sides[0][0].goodputs.len())
+            .map(|i| compare(&|r: &Measures| r.goodputs[i]))
+            .fold((0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a });
+        let aggregate = |r: &Measures| r.goodputs.iter().sum();
+        Agreement {
+            name,
+            aggregate: both(&aggregate),
+            aggregate_noise: compare(&aggregate).1,
+            per_flow,
+            retransmissions: both(&|r| r.retransmissions),
+            timeouts: both(&|r| r.timeouts),
+            srtt: both(&|r| r.srtt),
+        }
+    }
+
+    fn relative(pair: [f64; 2]) -> f64 {
+        pair[0] / pair[1] - 1.0
+    }
+
+    const HEADER: &str = "| case | aggregate goodput, testbed / simulation (± noise) | per-flow goodput, largest difference (± noise) | retransmissions, testbed / simulation | timeouts, testbed / simulation | mean SRTT, testbed / simulation |\n|---|---|---|---|---|---|";
+
+    fn row(&self) -> String {
+        let [rt, rs] = self.retransmissions;
+        let [tt, ts] = self.timeouts;
+        format!(
+            "| {} | {:.2} / {:.2} Mb/s ({:+.1} % ± {:.1} %) | {:.1} % (± {:.1} %) | {rt:.0} / {rs:.0} | {tt:.1} / {ts:.1} | {:.1} / {:.1} ms ({:+.1} %) |",
+            self.name,
+            self.aggregate[0] / 1e6,
+            self.aggregate[1] / 1e6,
+            100.0 * Self::relative(self.aggregate),
+            100.0 * self.aggregate_noise,
+            100.0 * self.per_flow.0,
+            100.0 * self.per_flow.1,
+            self.srtt[0] * 1e3,
+            self.srtt[1] * 1e3,
+            100.0 * Self::relative(self.srtt)
+        )
+    }
+}
+
+/// Two short cases, as CI can afford: the grid's first (one flow alone) and one flow at 2 %
+/// random loss, each three times 8 s on the testbed beside three simulations with `linux-6`.
+/// A lossy run's goodput varies from run to run (about 15 % over 6 s at 1 %), so there the
+/// aggregate may differ by 5 % plus the noise of the difference (twice its standard error).
+#[test]
+fn two_short_cases_agree_with_the_kernel() {
+    if !can_run("two_short_cases_agree_with_the_kernel") {
+        return;
+    }
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("short-grid");
+    for case in [GRID[0], Case::tcp(1, 20, 5, 1.0, 0.02)] {
+        let a = Agreement::run(&case, 3, 8, 2, &dir);
+        println!("{}\n{}", Agreement::HEADER, a.row());
+        let allowed = if case.loss > 0.0 { 0.05 + a.aggregate_noise } else { 0.02 };
+        assert!(Agreement::relative(a.aggregate).abs() <= allowed, "{}: goodput {:?}, allowed {allowed}", a.name, a.aggregate);
+        assert!(Agreement::relative(a.srtt).abs() <= 0.05, "{}: mean SRTT {:?}", a.name, a.srtt);
+        let [rt, rs] = a.retransmissions;
+        assert!((rt - rs).abs() <= 0.25 * rt.max(rs) + 3.0, "{}: retransmissions {rt} against {rs}", a.name);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The agreement grid of docs/testbed.md: each case three times on the testbed and as a
-/// simulation with the `linux-6` profile (seeds 1-3), compared flow by flow. Prints the table
-/// (about 20 minutes):
-/// `cargo test --release -p equipoise --test testbed -- --ignored --nocapture agreement_grid`.
+/// simulation with the `linux-6` profile (seeds 1-3), 20 s each from 5 s, compared flow by
+/// flow. Prints the table; `scripts/agreement-grid` runs it and writes the table into the page.
 #[test]
 #[ignore]
 fn agreement_grid() {
@@ -298,46 +494,9 @@ fn agreement_grid() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let started = Instant::now();
     let dir = scratch("grid");
-    println!(
-        "| case | aggregate goodput, testbed / simulation | per-flow goodput, largest difference | retransmissions, testbed / simulation | mean SRTT, testbed / simulation |"
-    );
-    println!("|---|---|---|---|---|");
-    for (name, text) in grid() {
-        let file = dir.join(format!("{name}.toml"));
-        std::fs::write(&file, &text).unwrap();
-        let mut sides = [Vec::new(), Vec::new()];
-        for seed in 1..=3 {
-            for (side, command) in ["testbed", "run"].iter().enumerate() {
-                let out = dir.join(format!("{name}-{command}-{seed}"));
-                let seed = format!("sim.seed={seed}");
-                let o = equipoise(&[command, file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--set", &seed, "--quiet"]);
-                assert!(o.status.success(), "{name} {command}: {}", stderr(&o));
-                sides[side].push(measures(&out));
-            }
-        }
-        let mean = |runs: &[Measures], f: &dyn Fn(&Measures) -> f64| runs.iter().map(f).sum::<f64>() / runs.len() as f64;
-        let aggregate = |r: &Measures| r.goodputs.iter().sum::<f64>();
-        let (tb, sim) = (mean(&sides[0], &aggregate), mean(&sides[1], &aggregate));
-        let flows = sides[0][0].goodputs.len();
-        let worst = (0..flows)
-            .map(|i| {
-                let t = mean(&sides[0], &|r| r.goodputs[i]);
-                let s = mean(&sides[1], &|r| r.goodputs[i]);
-                (t / s - 1.0).abs()
-            })
-            .fold(0.0, f64::max);
-        let (rt, rs) = (mean(&sides[0], &|r| r.retransmissions), mean(&sides[1], &|r| r.retransmissions));
-        let (qt, qs) = (mean(&sides[0], &|r| r.srtt), mean(&sides[1], &|r| r.srtt));
-        println!(
-            "| {name} | {:.2} / {:.2} Mb/s ({:+.1} %) | {:.1} % | {rt:.0} / {rs:.0} | {:.1} / {:.1} ms ({:+.1} %) |",
-            tb / 1e6,
-            sim / 1e6,
-            100.0 * (tb / sim - 1.0),
-            100.0 * worst,
-            qt * 1e3,
-            qs * 1e3,
-            100.0 * (qt / qs - 1.0)
-        );
+    println!("{}", Agreement::HEADER);
+    for case in &GRID {
+        println!("{}", Agreement::run(case, 3, 20, 5, &dir).row());
     }
     println!("\nwall time: {:.1} min", started.elapsed().as_secs_f64() / 60.0);
     let _ = std::fs::remove_dir_all(&dir);

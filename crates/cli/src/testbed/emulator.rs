@@ -17,6 +17,18 @@ use tcp::{LinkRecord, LinkSpec};
 
 use super::addresses;
 
+/// A `[[capture]]` as the emulator makes it: what a sniffer in front of a link would record,
+/// both ways, of the subflows whose whole path the link is (their packets enter the link the
+/// instant the emulator reads them, and leave it when they are written back).
+pub struct Tap {
+    /// Per global subflow, whether it is captured.
+    pub subflows: Vec<bool>,
+    /// Arrivals from this time on, and before `until`.
+    pub from: Time,
+    pub until: Time,
+    pub file: capture::IpCapture<Vec<u8>>,
+}
+
 /// The emulator's events: the network's, a packet read from the TUN device, a link going down
 /// or up, the end of the warm-up.
 #[derive(Clone, Copy, Debug)]
@@ -71,6 +83,8 @@ pub struct LinkReport {
     pub data_delivered: u64,
     /// Data packets the links dropped.
     pub data_dropped: u64,
+    /// The captures, in the scenario's order.
+    pub taps: Vec<Tap>,
 }
 
 /// The links of a scenario, emulated.
@@ -90,13 +104,23 @@ pub struct Emulator {
     lags: [u64; 40],
     max_lag: Duration,
     data_delivered: u64,
+    taps: Vec<Tap>,
+    /// The first error writing a capture (reported after the run, which it does not stop).
+    tap_error: Option<String>,
 }
 
 impl Emulator {
     /// The links of `links` (seeded from `seed` as a simulation seeds them) and a route per
     /// subflow: `paths[g]` forward, `reverse[g]` for its ACKs (`None`: the forward path's
     /// reverse pipes, uncongested, with each link's delay).
-    pub fn new(links: &[LinkSpec], paths: &[Vec<usize>], reverse: &[Option<Vec<usize>>], seed: u64, warmup: Time) -> Emulator {
+    pub fn new(
+        links: &[LinkSpec],
+        paths: &[Vec<usize>],
+        reverse: &[Option<Vec<usize>>],
+        seed: u64,
+        warmup: Time,
+        taps: Vec<Tap>,
+    ) -> Emulator {
         let mut net = Network::new();
         let mut events = EventList::new();
         let mut built = Vec::with_capacity(links.len());
@@ -144,6 +168,8 @@ impl Emulator {
             lags: [0; 40],
             max_lag: Duration::ZERO,
             data_delivered: 0,
+            taps,
+            tap_error: None,
         }
     }
 
@@ -200,6 +226,9 @@ impl Emulator {
                 pending.push_back(bytes);
                 self.events.schedule(t, Ev::Arrival);
             }
+        }
+        if let Some(e) = self.tap_error.take() {
+            return Err(e);
         }
         Ok(self.report(end.min(at(Instant::now()))))
     }
@@ -266,7 +295,9 @@ impl Emulator {
             // A route without links (an empty reverse path) delivers at once.
             self.net.packets.free(d.packet);
         }
-        if delivered.is_some() || self.net.dropped(kind) > dropped {
+        let was_dropped = self.net.dropped(kind) > dropped;
+        self.tap(g, slot, was_dropped);
+        if delivered.is_some() || was_dropped {
             // Delivered at once, or dropped on arrival (the network freed the packet).
             let bytes = self.release(slot);
             if delivered.is_some() {
@@ -274,6 +305,20 @@ impl Emulator {
             }
         }
         Ok(())
+    }
+
+    /// Records the packet of subflow `g` in `slot`, just offered to its link, in every capture
+    /// of that subflow whose window holds the instant.
+    fn tap(&mut self, g: usize, slot: usize, dropped: bool) {
+        let now = self.events.now();
+        for tap in &mut self.taps {
+            if self.tap_error.is_none() && tap.subflows.get(g) == Some(&true) && tap.from <= now && now < tap.until {
+                let time = Duration::from_nanos(now.as_ps() / 1000);
+                if let Err(e) = tap.file.write(time, &self.slots[slot], dropped) {
+                    self.tap_error = Some(format!("writing a capture: {e}"));
+                }
+            }
+        }
     }
 
     /// The bytes of the packet in `slot`, whose slot is free again.
@@ -323,6 +368,7 @@ impl Emulator {
             lag_s: [percentile(0.5), percentile(0.99), self.max_lag.as_secs_f64()],
             data_delivered: self.data_delivered,
             data_dropped: self.net.dropped(PacketKind::Data),
+            taps: self.taps,
         }
     }
 }

@@ -45,6 +45,7 @@ struct Plan {
     /// Per global subflow: its path and its ACKs' path, as link positions.
     paths: Vec<Vec<usize>>,
     reverse: Vec<Option<Vec<usize>>>,
+    captures: Vec<PlannedCapture>,
 }
 
 /// Checks that the kernel can run every part of `s`, naming the key of the first that it
@@ -57,9 +58,6 @@ fn plan(s: &Scenario) -> Result<Plan, String> {
     }
     if !(576..=9000).contains(&s.sim.mss) {
         return no("sim.mss", "the testbed's packets are the kernel's: an MTU from 576 to 9000 bytes");
-    }
-    if !s.captures.is_empty() {
-        return no("capture", "captures of the kernel's packets are not made by the testbed yet");
     }
     let (links, flows) = s.specs().map_err(|e| e.to_string())?;
     let mut total = 0u64;
@@ -110,12 +108,80 @@ fn plan(s: &Scenario) -> Result<Plan, String> {
     if flows.len() > addresses::MAX_HOSTS || paths.len() > addresses::MAX_HOSTS {
         return no("flow", &format!("the testbed addresses at most {} flows", addresses::MAX_HOSTS));
     }
-    Ok(Plan { links, flows, paths, reverse })
+    let captures = plan_captures(s, &links, &flows, &paths, &reverse)?;
+    Ok(Plan { links, flows, paths, reverse, captures })
+}
+
+/// A `[[capture]]` of the testbed: its file, and the subflows it records.
+struct PlannedCapture {
+    label: String,
+    name: String,
+    /// Per global subflow, whether it is captured.
+    subflows: Vec<bool>,
+    from: Time,
+    until: Time,
+    /// Bytes the file can take at most.
+    capacity: usize,
+}
+
+/// The scenario's captures, bounded in size as a simulation's are. The emulator sees a packet
+/// where it enters its path and where it leaves it, so a captured link must be the whole path,
+/// both ways, of every subflow captured on it.
+fn plan_captures(
+    s: &Scenario,
+    specs_of_links: &[LinkSpec],
+    flows: &[FlowSpec],
+    paths: &[Vec<usize>],
+    reverse: &[Option<Vec<usize>>],
+) -> Result<Vec<PlannedCapture>, String> {
+    let specs = s.capture_specs().map_err(|e| e.to_string())?;
+    let names = crate::captures::file_names(&s.captures);
+    let mut planned = Vec::with_capacity(specs.len());
+    for ((spec, model), (label, name)) in specs.iter().zip(&s.captures).zip(names) {
+        let captured: Vec<usize> = spec.links.iter().map(|l| l.0 as usize).collect();
+        let mut subflows = vec![false; paths.len()];
+        let mut g = 0;
+        for (f, flow) in flows.iter().enumerate() {
+            let wanted = spec.flows.as_ref().is_none_or(|kept| kept.contains(&(f as u32)));
+            for _ in &flow.paths {
+                if wanted && paths[g].iter().any(|l| captured.contains(l)) {
+                    if paths[g].len() != 1 || reverse[g].is_some() {
+                        let why = if reverse[g].is_some() {
+                            "has reverse_paths".to_string()
+                        } else {
+                            format!("crosses {} links", paths[g].len())
+                        };
+                        return Err(format!(
+                            "{}: {}.link: the testbed captures a link only where it is a captured subflow's whole path, both ways (flow `{}` {why})",
+                            s.file, model.key, s.flows[f].name
+                        ));
+                    }
+                    subflows[g] = true;
+                }
+                g += 1;
+            }
+        }
+        // Room for what the capture can hold (as `capture_specs` bounds it: twice the links'
+        // rates in full packets each way), so that the emulator's thread never copies a file.
+        let bps: u64 = captured.iter().map(|&l| specs_of_links[l].rate.as_bps()).sum();
+        let packets = 4.0 * bps as f64 * (spec.until - spec.from).as_secs_f64() / (8.0 * s.sim.mss as f64);
+        let capacity = capture::estimated_size(packets.ceil() as u64) as usize;
+        planned.push(PlannedCapture { label, name, subflows, from: spec.from, until: spec.until, capacity });
+    }
+    Ok(planned)
 }
 
 /// `equipoise testbed`: runs the scenario on the kernel and writes the tables of a run.
-pub fn testbed(file: &Path, sets: &[(String, String)], out: Option<PathBuf>, overwrite: bool, quiet: bool) -> Result<(), String> {
-    let scenario = crate::ns2_run::load(file, sets, "the testbed")?;
+pub fn testbed(
+    file: &Path,
+    sets: &[(String, String)],
+    capture: &[String],
+    out: Option<PathBuf>,
+    overwrite: bool,
+    quiet: bool,
+) -> Result<(), String> {
+    let mut scenario = crate::ns2_run::load(file, sets, "the testbed")?;
+    scenario.captures.extend(crate::captures::parse(capture)?);
     let plan = plan(&scenario)?;
     netns::check_privileges()?;
     let dir = out.unwrap_or_else(|| crate::suffixed(crate::default_out(file), "-testbed"));
@@ -146,7 +212,15 @@ pub fn testbed(file: &Path, sets: &[(String, String)], out: Option<PathBuf>, ove
     provenance
         .notes
         .push(("testbed.priority".into(), if run.real_time { "real-time (FIFO)" } else { "default: real-time scheduling refused" }.into()));
-    let written = crate::tables::write_run(&dir, target, &run.output, &metrics, &provenance, Vec::new())?;
+    let notes: Vec<String> = run
+        .captures
+        .iter()
+        .map(|(name, bytes, packets)| {
+            format!("captured {packets} packets ({:.1} MB) into {}\n", bytes.len() as f64 / 1e6, dir.join(name).display())
+        })
+        .collect();
+    let extra = run.captures.into_iter().map(|(name, bytes, _)| (name, bytes)).collect();
+    let written = crate::tables::write_run(&dir, target, &run.output, &metrics, &provenance, extra)?;
     if !quiet {
         let name = scenario.meta.name.as_deref().unwrap_or("scenario");
         crate::emit(&format!("{name} ({}), on the testbed (Linux {})\n\n", file.display(), kernel_version()));
@@ -166,6 +240,9 @@ pub fn testbed(file: &Path, sets: &[(String, String)], out: Option<PathBuf>, ove
             run.lag_s[1] * 1e3,
             run.lag_s[2] * 1e3
         ));
+        for note in &notes {
+            crate::emit(note);
+        }
         let names: Vec<String> = written.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
         crate::emit(&format!("tables in {}/: {}\n", dir.display(), names.join(", ")));
     }
@@ -202,6 +279,8 @@ struct TestbedRun {
     /// Whether the kernel counted every socket's retransmission timeouts.
     timeouts_measured: bool,
     interrupted: bool,
+    /// The captures' files: name, bytes, packets.
+    captures: Vec<(String, Vec<u8>, u64)>,
 }
 
 /// Sets up the namespaces, runs the flows and the links for the scenario's duration, and takes
@@ -228,6 +307,15 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
         let (router, stop) = (ns.entry(Role::Router), stop.clone());
         let (links, paths, reverse) = (plan.links.clone(), plan.paths.clone(), plan.reverse.clone());
         let (seed, warmup, end, mtu) = (s.sim.seed, s.sim.warmup, s.sim.duration, s.sim.mss);
+        let taps = plan
+            .captures
+            .iter()
+            .map(|c| {
+                let file = capture::IpCapture::new(Vec::with_capacity(c.capacity), &c.label)
+                    .map_err(|e| format!("capture of {}: {e}", c.label))?;
+                Ok(emulator::Tap { subflows: c.subflows.clone(), from: c.from, until: c.until, file })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
         std::thread::Builder::new()
             .name("emulator".into())
             .spawn(move || -> Result<(emulator::LinkReport, bool), String> {
@@ -257,7 +345,8 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
                 // goes on at the default priority, with the lateness that brings (recorded).
                 let real_time = emulator::real_time().is_ok();
                 let Ok(t0) = started.recv() else { return Err("the run did not start".into()) };
-                let report = emulator::Emulator::new(&links, &paths, &reverse, seed, warmup).run(t0, end, &from_tun, &mut writer, &stop);
+                let report =
+                    emulator::Emulator::new(&links, &paths, &reverse, seed, warmup, taps).run(t0, end, &from_tun, &mut writer, &stop);
                 report.map(|r| (r, real_time))
             })
             .map_err(|e| format!("cannot start the emulator thread: {e}"))?
@@ -437,7 +526,17 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
     // A socket that never connected has no counters to lack; one that did and has no count
     // of timeouts runs on a kernel before 6.7.
     let timeouts_measured = at_end.iter().all(|i| i.mss == 0 || i.timeouts.is_some());
-    Ok(TestbedRun { output, lag_s: report.lag_s, strays: report.strays, real_time, timeouts_measured, interrupted })
+    let captures = report
+        .taps
+        .into_iter()
+        .zip(&plan.captures)
+        .map(|(tap, planned)| {
+            let packets = tap.file.packets();
+            let bytes = tap.file.finish().map_err(|e| format!("capture of {}: {e}", planned.label))?;
+            Ok((planned.name.clone(), bytes, packets))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(TestbedRun { output, lag_s: report.lag_s, strays: report.strays, real_time, timeouts_measured, interrupted, captures })
 }
 
 /// Per global subflow, its socket's counters (zero for one with no socket yet).

@@ -14,6 +14,21 @@ pub const MAX_CAPTURE_BYTES: u64 = 256 << 20;
 impl Scenario {
     /// Adds the scenario's captures to `sim` (its links and flows already added).
     pub(crate) fn add_captures(&self, sim: &mut Simulation, index: &LinkNames) -> Result<()> {
+        for spec in self.resolve_captures(index)? {
+            sim.add_capture(spec);
+        }
+        Ok(())
+    }
+
+    /// The scenario's captures with their links and flows resolved, refused if their window
+    /// is empty or they could take more than [`MAX_CAPTURE_BYTES`] in all (what any engine
+    /// capturing the scenario checks before it runs).
+    pub fn capture_specs(&self) -> Result<Vec<CaptureSpec>> {
+        self.resolve_captures(&self.link_index()?)
+    }
+
+    fn resolve_captures(&self, index: &LinkNames) -> Result<Vec<CaptureSpec>> {
+        let mut specs = Vec::with_capacity(self.captures.len());
         let mut total = 0u64;
         for c in &self.captures {
             let links = self.route(|| format!("{}.link", c.key), &c.links, index, |l| l)?;
@@ -51,9 +66,9 @@ impl Scenario {
                     ),
                 ));
             }
-            sim.add_capture(CaptureSpec { links: links.iter().map(|&l| LinkIndex(l as u32)).collect(), flows, from: c.from, until });
+            specs.push(CaptureSpec { links: links.iter().map(|&l| LinkIndex(l as u32)).collect(), flows, from: c.from, until });
         }
-        Ok(())
+        Ok(specs)
     }
 
     /// The indices of the flows `names` stands for: a flow's name, or a counted flow's group
