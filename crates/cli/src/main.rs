@@ -222,6 +222,13 @@ enum Command {
         /// `<!-- end report -->`, instead of printing it.
         #[arg(long, value_name = "DOC")]
         into: Option<PathBuf>,
+        /// Check every finding again at each value of the `[[paper.unknown]]` parameters the
+        /// paper does not give, running the sweep at each (into DATASET-unknowns/, resumed).
+        #[arg(long)]
+        unknowns: bool,
+        /// Runs at once for --unknowns [default: all cores].
+        #[arg(long)]
+        jobs: Option<usize>,
     },
     /// Check a scenario or a sweep file without running it.
     Validate {
@@ -596,8 +603,9 @@ fn main() -> ExitCode {
                 })
             }
         }
-        Command::Report { files, dataset, quick, into } => {
-            let args = report::ReportArgs { files, dataset, into };
+        Command::Report { files, dataset, quick, into, unknowns, jobs } => {
+            let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            let args = report::ReportArgs { files, dataset, into, unknowns: unknowns.then_some(jobs) };
             report::report(&args, |f| default_dataset(f, quick)).map(|text| emit(&text))
         }
         Command::Summarize { dir } => summarize::summarize(&dir).map(|digest| emit(&digest)),

@@ -248,12 +248,13 @@ pub struct SweepArgs {
 
 /// What decides a sweep's runs, so that a dataset is resumed only by its own sweep: the file's
 /// TOML without its `[paper]` table (the paper's numbers and findings, and comments, may be
-/// edited without invalidating the runs), and the short variant's settings (`# --quick: …`).
-fn runs_of(text: &str) -> Result<(toml::Table, Option<&str>), &str> {
-    let quick = text.lines().find(|l| l.starts_with("# --quick:"));
+/// edited without invalidating the runs), and a variant's settings (`# --quick: …`, and an
+/// unknown's value, `# --unknown: …`).
+fn runs_of(text: &str) -> Result<(toml::Table, Vec<&str>), &str> {
+    let variant = text.lines().filter(|l| l.starts_with("# --quick:") || l.starts_with("# --unknown:")).collect();
     let mut table: toml::Table = text.parse().map_err(|_| text)?;
     table.remove("paper");
-    Ok((table, quick))
+    Ok((table, variant))
 }
 
 /// Prepares the dataset directory: new, or (with `--resume`, or for another shard) one made
@@ -427,7 +428,7 @@ fn fluid_points(sweep: &Sweep, dir: &Path, jobs: usize, quiet: bool) -> Result<F
     Ok(counts)
 }
 
-fn run_prepared(sweep: &Sweep, args: &SweepArgs) -> Result<(u64, u64, u64), String> {
+pub fn run_prepared(sweep: &Sweep, args: &SweepArgs) -> Result<(u64, u64, u64), String> {
     let all = sweep.runs();
     let kinds = key_kinds(sweep);
     let batches: Vec<(usize, &[Run])> = all.chunks(sweep.runs_per_file).enumerate().collect();

@@ -55,7 +55,7 @@ fn every_paper_sweep_reports_on_its_short_variant() {
         let table: toml::Table = std::fs::read_to_string(repo().join(file)).unwrap().parse().unwrap();
         let paper = table["paper"].as_table().unwrap();
         let count = |key: &str| paper.get(key).and_then(|v| v.as_array()).map_or(0, |a| a.len());
-        let verdicts = ["**holds**", "**holds in the means", "**within noise**", "**does not hold**"];
+        let verdicts = ["**holds**", "**holds in the means", "**within noise**", "**does not hold**", "**not tested here**"];
         let found = text.lines().filter(|l| verdicts.iter().any(|v| l.contains(v))).count();
         assert_eq!(found, count("claim"), "{file}: a verdict per claim\n{text}");
         let ratios = text.lines().filter(|l| l.starts_with("| ") && l.matches(" | ").count() == 3 && !l.contains("**")).count();
@@ -109,4 +109,66 @@ fn a_paper_entry_the_dataset_lacks_is_an_error_naming_it() {
     let o = report(&good.replace("metric = \"goodput_mean\"", "metric = \"goodput_men\""));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("did you mean \"goodput_mean\""), "{err}");
+}
+
+/// A paper's factor is checked as a ratio in its band, and `--unknowns` checks every finding
+/// again at each value of a parameter the paper leaves unsaid, running the sweep at each.
+#[test]
+fn ratios_are_checked_in_their_band_and_unknowns_at_each_value() {
+    let dir = scratch("unknowns");
+    let scenario = repo().join("scenarios/dumbbell.toml");
+    let sweep = |paper: &str| {
+        let text = format!(
+            "scenario = \"{}\"\nreplicates = 2\n[grid]\n\"sim.duration\" = [\"12s\"]\n\"link.bottleneck.loss\" = [0.0, 0.01]\n{paper}",
+            scenario.display()
+        );
+        std::fs::write(dir.join("s.toml"), text).unwrap();
+        dir.join("s.toml")
+    };
+    let loss = |x: &str| format!("{{ point = {{ \"link.bottleneck.loss\" = {x} }} }}");
+    let paper = format!(
+        "[paper]\n[[paper.claim]]\ntext = \"1 % loss costs more than a factor of 1.1\"\nmetric = \"goodput_mean\"\ngroup = \"all\"\nband = [1.1, 1000]\nratio = [{}, {}]\n\
+         [[paper.claim]]\ntext = \"1 % loss costs a factor of 1000\"\nmetric = \"goodput_mean\"\ngroup = \"all\"\nband = [900, 1100]\nratio = [{}, {}]\n\
+         [[paper.claim]]\ntext = \"the bottleneck is busy\"\nmetric = \"links.utilization\"\ngroup = \"bottleneck\"\nband = [0.5, 1.0]\ndenominator = 1.0\nratio = [{}]\n\
+         testable_if = {{ metric = \"links.utilization\", group = \"bottleneck\", at_least = 2.0 }}\n\
+         [[paper.unknown]]\nkey = \"link.bottleneck.buffer\"\nvalues = [\"22ms\", \"100ms\"]\nwhy = \"not given\"\n",
+        loss("0.0"),
+        loss("0.01"),
+        loss("0.0"),
+        loss("0.01"),
+        loss("0.0")
+    );
+    let file = sweep(&paper);
+    let data = dir.join("data");
+    let o = equipoise(&["sweep", file.to_str().unwrap(), "--quiet", "--out", data.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = equipoise(&["report", file.to_str().unwrap(), "--dataset", data.to_str().unwrap(), "--unknowns", "--jobs", "2"]);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let row = |start: &str| text.lines().find(|l| l.starts_with(start)).unwrap_or_else(|| panic!("no row {start}\n{text}")).to_string();
+    assert!(row("| 1 % loss costs more than").contains("**holds**"), "{text}");
+    let thousand = row("| 1 % loss costs a factor of 1000");
+    assert!(thousand.contains("**does not hold**") && thousand.contains("(the paper: 900 to 1100)"), "{text}");
+    assert!(row("| the bottleneck is busy").contains("**not tested here**"), "a utilization below 2 cannot test it\n{text}");
+    assert!(text.contains("Not given by the paper: `link.bottleneck.buffer`, here 22ms, 100ms"), "{text}");
+    let unknown = text.lines().filter(|l| l.starts_with("| 1 % loss costs a factor of 1000")).nth(1).expect("a row per finding");
+    assert_eq!(unknown, "| 1 % loss costs a factor of 1000 | ✗ | ✗ | none |", "{text}");
+    for value in ["22ms", "100ms"] {
+        assert!(dir.join(format!("data-unknowns/link.bottleneck.buffer={value}/sweep.toml")).exists(), "the variant's dataset");
+    }
+    // Bad unknowns are refused before anything runs, naming the entry.
+    for (bad, key) in [
+        ("key = \"link.bottleneck.loss\"\nvalues = [0.0, 0.1]", "paper.unknown[0].key"),
+        ("key = \"link.bottleneck.buffer\"\nvalues = [\"22ms\", \"lots\"]", "paper.unknown[0].values[1]"),
+        ("key = \"link.bottleneck.bufer\"\nvalues = [\"22ms\", \"30ms\"]", "paper.unknown[0]"),
+        ("key = \"link.bottleneck.buffer\"\nvalues = [\"22ms\"]", "paper.unknown[0].values"),
+    ] {
+        let file = sweep(&format!(
+            "[paper]\n[[paper.claim]]\ntext = \"t\"\nmetric = \"goodput_mean\"\ngroup = \"all\"\nalong = \"link.bottleneck.loss\"\ntrend = \"decreasing\"\n[[paper.unknown]]\n{bad}\nwhy = \"w\"\n"
+        ));
+        let o = equipoise(&["validate", file.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(key), "{bad}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -21,7 +21,18 @@
 //! group = "sp"
 //! increasing = [{ point = { "flow.mp.cc" = "ewtcp" } }, { point = { "flow.mp.cc" = "coupled" } }]
 //! # or decreasing / at_least / at_most = [sides] (bounds take tolerance = 0.05 and factor = 5:
-//! # A ≥ 5·B·(1 − 0.05)), or along = "KEY" with trend = "increasing"
+//! # A ≥ 5·B·(1 − 0.05)), or along = "KEY" with trend = "increasing",
+//! # or ratio = [A, B] with band = [4, 6]: "A is 4 to 6 times B" (ratio = [[A, B], [C, D]]
+//! # with largest = true: the largest of several ratios, "up to", "in the worst case"; or
+//! # ratio = [A] with denominator = the paper's number: "within 10 % of the target")
+//! # testable_if = { metric = "links.utilization", group = "shared", at_least = 0.9 }:
+//! # at every point of the claim, or the run cannot test it ("not tested here")
+//! # model_check = true: an exact check of a model, counted apart from the paper's findings
+//!
+//! [[paper.unknown]]                         # a parameter the paper does not give
+//! key = "tcp.jitter"
+//! values = ["0ms", "1ms", "5ms"]            # its plausible range
+//! why = "the paper does not say how its senders were desynchronized"
 //! ```
 
 use toml::{Table, Value};
@@ -45,6 +56,22 @@ pub struct Paper {
     pub values: Vec<PaperValue>,
     /// Findings to check.
     pub claims: Vec<Claim>,
+    /// Parameters the paper leaves unsaid, each with the values it plausibly took: the
+    /// findings are checked again at each (`equipoise report --unknowns`).
+    pub unknowns: Vec<Unknown>,
+}
+
+/// A scenario key the paper does not give, and the range it plausibly spans.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unknown {
+    /// The scenario key (`tcp.jitter`, `topology.buffer` …), as `--set` names it.
+    pub key: String,
+    /// Its plausible values, in order, as `--set` writes them.
+    pub values: Vec<Value>,
+    /// Why these values: what the paper says and leaves open.
+    pub why: String,
+    /// Where it was written (`paper.unknown[0]`), for errors.
+    pub path: String,
 }
 
 /// One measured quantity of the dataset: a metric of one group at one point, whose replicates
@@ -97,14 +124,17 @@ pub enum Relation {
     AtLeast,
     /// Each side at most the next (plus the tolerance).
     AtMost,
+    /// The first side over the second within the claim's band.
+    Ratio,
 }
 
 impl Relation {
-    const NAMES: [(&'static str, Relation); 4] = [
+    const NAMES: [(&'static str, Relation); 5] = [
         ("increasing", Relation::Increasing),
         ("decreasing", Relation::Decreasing),
         ("at_least", Relation::AtLeast),
         ("at_most", Relation::AtMost),
+        ("ratio", Relation::Ratio),
     ];
 
     /// Whether equality fails the relation (orderings) or passes it (bounds).
@@ -113,7 +143,7 @@ impl Relation {
     }
 
     /// Whether `a` then `b` is in this relation's direction, allowing `tolerance` (a fraction of
-    /// `b`) for the bounds.
+    /// `b`) for the bounds. A ratio is judged on its band, not here: always true.
     pub fn holds(self, a: f64, b: f64, tolerance: f64) -> bool {
         let slack = tolerance * b.abs();
         match self {
@@ -121,6 +151,7 @@ impl Relation {
             Relation::Decreasing => a > b,
             Relation::AtLeast => a >= b - slack,
             Relation::AtMost => a <= b + slack,
+            Relation::Ratio => true,
         }
     }
 
@@ -131,6 +162,7 @@ impl Relation {
             Relation::Decreasing => ">",
             Relation::AtLeast => "≥",
             Relation::AtMost => "≤",
+            Relation::Ratio => "/",
         }
     }
 }
@@ -150,6 +182,31 @@ pub struct Claim {
     pub tolerance: f64,
     /// Multiplies each right side of a bound ("A at least five times B": `factor = 5`).
     pub factor: f64,
+    /// For a ratio: the band its value must lie in ("4 to 6 times": `(4, 6)`).
+    pub band: Option<(f64, f64)>,
+    /// What the run must show at every point of the claim for it to test the claim at all.
+    pub testable_if: Option<Condition>,
+    /// An exact check of a model (the AIMD theorems), counted apart from the paper's findings.
+    pub model_check: bool,
+    /// For a ratio of several pairs: the paper's band is the largest of them ("up to", "in the
+    /// worst case"), not each.
+    pub largest: bool,
+    /// For a ratio of one side: the number it is divided by (the paper's target, in the
+    /// metric's unit).
+    pub denominator: Option<f64>,
+}
+
+/// A condition on a measured quantity at every point of a claim: its mean at least `at_least`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Condition {
+    /// A `metrics` metric or `TABLE.COLUMN`, as a quantity names it.
+    pub metric: String,
+    /// Its group, or the table's entity (a link's name for `links.utilization`).
+    pub group: String,
+    /// The least mean that makes the claim testable.
+    pub at_least: f64,
+    /// Where it was written, for errors.
+    pub key: String,
 }
 
 /// Defaults a side inherits from its claim.
@@ -183,11 +240,28 @@ pub fn read_paper(file: &str, table: &Table, keys: &[String], points: &[Point]) 
     for (i, item) in tables(&mut t, "claim")?.into_iter().enumerate() {
         claims.push(read_claim(file, &format!("paper.claim[{i}]"), item, keys, points)?);
     }
+    let mut unknowns = Vec::new();
+    for (i, item) in tables(&mut t, "unknown")?.into_iter().enumerate() {
+        let path = format!("paper.unknown[{i}]");
+        let mut u = Reader::new(file, &path, item);
+        let key = u.required_string("key")?.to_string();
+        if keys.contains(&key) {
+            return Err(u.error("key", format!("\"{key}\" is swept by this sweep's points: it is not unknown here")));
+        }
+        let values = match u.value("values") {
+            Some(Value::Array(v)) if v.len() >= 2 => v.clone(),
+            Some(_) => return Err(u.error("values", "expected a list of at least two values, as --set writes them")),
+            None => return Err(u.missing("values", "missing; expected the plausible values, a list")),
+        };
+        let why = u.required_string("why")?.to_string();
+        u.finish()?;
+        unknowns.push(Unknown { key, values, why, path });
+    }
     t.finish()?;
     if values.is_empty() && claims.is_empty() {
         return Err(ScenarioError::new(file, "paper", "empty; give [[paper.value]] or [[paper.claim]] entries"));
     }
-    Ok(Paper { source, values, claims })
+    Ok(Paper { source, values, claims, unknowns })
 }
 
 /// The array of tables at `key` (`[[paper.key]]`), empty when absent.
@@ -225,11 +299,34 @@ fn read_claim(file: &str, path: &str, table: &Table, keys: &[String], points: &[
     let along = c.string("along")?;
     let trend = c.choice("trend", &[("increasing", Relation::Increasing), ("decreasing", Relation::Decreasing)])?;
     let (relation, chains) = match (listed.as_slice(), along, trend) {
+        ([("ratio", relation, Value::Array(pairs))], None, None) if pairs.first().is_some_and(Value::is_array) => {
+            // Several pairs, each a ratio of its own: `ratio = [[A, B], [C, D]]`.
+            let mut chains = Vec::with_capacity(pairs.len());
+            for (k, pair) in pairs.iter().enumerate() {
+                let here = format!("{path}.ratio[{k}]");
+                let Some(pair) = pair.as_array().filter(|p| p.len() == 2) else {
+                    return Err(ScenarioError::new(file, &here, "expected a pair of sides [numerator, denominator]"));
+                };
+                let chain = pair
+                    .iter()
+                    .enumerate()
+                    .map(|(j, side)| {
+                        let here = format!("{here}[{j}]");
+                        let side =
+                            side.as_table().ok_or_else(|| ScenarioError::new(file, &here, "expected a table of point, metric, group"))?;
+                        quantity(file, &here, side, &defaults, keys, points)
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                chains.push(chain);
+            }
+            (*relation, chains)
+        }
         ([(name, relation, sides)], None, None) => {
             let Value::Array(sides) = sides else {
                 return Err(c.error(name, format!("expected a list of sides, got {}", type_name(sides))));
             };
-            if sides.len() < 2 {
+            // A ratio to the paper's number (`denominator`) has one side.
+            if sides.len() < 2 && !(*name == "ratio" && sides.len() == 1) {
                 return Err(c.error(name, "expected at least two sides to compare"));
             }
             let chain = sides
@@ -250,20 +347,72 @@ fn read_claim(file: &str, path: &str, table: &Table, keys: &[String], points: &[
         _ => {
             return Err(c.error(
                 "text",
-                "expected exactly one of increasing, decreasing, at_least, at_most (a list of sides), or along with trend",
+                "expected exactly one of increasing, decreasing, at_least, at_most, ratio (a list of sides), or along with trend",
             ));
         }
     };
-    if relation.is_strict() {
+    if relation.is_strict() || relation == Relation::Ratio {
         if factor != 1.0 {
             return Err(c.error("factor", "applies to at_least and at_most only"));
         }
         if tolerance != 0.0 {
-            return Err(c.error("tolerance", "applies to at_least and at_most only: an ordering holds or not"));
+            return Err(c.error("tolerance", "applies to at_least and at_most only: an ordering holds or not, a ratio has its band"));
         }
     }
+    let band = match (relation, c.value("band")) {
+        (Relation::Ratio, Some(Value::Array(b)))
+            if b.len() == 2
+                && b.iter().all(|x| x.as_float().or(x.as_integer().map(|i| i as f64)).is_some_and(|x| x.is_finite() && x > 0.0)) =>
+        {
+            let x = |i: usize| b[i].as_float().or(b[i].as_integer().map(|i| i as f64)).unwrap_or(0.0);
+            if x(0) > x(1) {
+                return Err(c.error("band", format!("[{}, {}]: the low end first", x(0), x(1))));
+            }
+            Some((x(0), x(1)))
+        }
+        (Relation::Ratio, Some(_)) => return Err(c.error("band", "expected [low, high], two positive numbers")),
+        (Relation::Ratio, None) => return Err(c.missing("band", "missing; a ratio needs the band it must lie in, [low, high]")),
+        (_, Some(_)) => return Err(c.error("band", "applies to ratio only")),
+        (_, None) => None,
+    };
+    let denominator = c.number("denominator")?;
+    if denominator.is_some_and(|d| !(d.is_finite() && d > 0.0)) {
+        return Err(c.error("denominator", "expected a positive number, in the metric's unit"));
+    }
+    let sides = if denominator.is_some() { 1 } else { 2 };
+    if relation == Relation::Ratio && chains.iter().any(|chain| chain.len() != sides) {
+        return Err(c.error(
+            "ratio",
+            if sides == 1 {
+                "expected one side with a denominator: the quantity whose ratio to the paper's number is checked"
+            } else {
+                "expected exactly two sides: the numerator, then the denominator (or one side and denominator = the paper's number)"
+            },
+        ));
+    }
+    if denominator.is_some() && relation != Relation::Ratio {
+        return Err(c.error("denominator", "applies to ratio only"));
+    }
+    let testable_if = match c.table("testable_if")? {
+        Some(mut t) => {
+            let here = t.path().to_string();
+            let at_least = t
+                .number("at_least")?
+                .ok_or_else(|| t.missing("at_least", "missing; expected the least mean that makes the claim testable"))?;
+            let defaults = Defaults { point: None, metric: t.string("metric")?, group: t.string("group")? };
+            let q = resolve(file, &here, 0, &defaults)?;
+            t.finish()?;
+            Some(Condition { metric: q.metric, group: q.group, at_least, key: here })
+        }
+        None => None,
+    };
+    let model_check = c.boolean("model_check")?.unwrap_or(false);
+    let largest = c.boolean("largest")?.unwrap_or(false);
+    if largest && (relation != Relation::Ratio || chains.len() < 2) {
+        return Err(c.error("largest", "applies to a ratio of several pairs, ratio = [[A, B], [C, D], …]"));
+    }
     c.finish()?;
-    Ok(Claim { text, relation, chains, each_replicate, tolerance, factor })
+    Ok(Claim { text, relation, chains, each_replicate, tolerance, factor, band, testable_if, model_check, largest, denominator })
 }
 
 /// One chain per combination of the swept keys other than `along`, ordered by `along`'s value

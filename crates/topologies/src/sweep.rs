@@ -222,7 +222,35 @@ impl Sweep {
             Some(table) => Some(crate::paper::read_paper(file, table, &sweep.keys, &points)?),
             None => None,
         };
-        Ok(Sweep { points, runs_per_file, paper, ..sweep })
+        let sweep = Sweep { points, runs_per_file, paper, ..sweep };
+        // Every unknown's every value must make a scenario, checked now rather than mid-run.
+        for (i, u) in sweep.paper.iter().flat_map(|p| p.unknowns.iter()).enumerate() {
+            for j in 0..u.values.len() {
+                sweep.with_unknown(i, j)?;
+            }
+        }
+        Ok(sweep)
+    }
+
+    /// The sweep with the paper's unknown `i` set to its `j`-th value on the base scenario
+    /// (under every point's own values). Its text records the setting, so that its dataset
+    /// is resumed only by the same variant.
+    pub fn with_unknown(&self, i: usize, j: usize) -> Result<Sweep> {
+        let u = &self.paper.as_ref().expect("a sweep with unknowns has a [paper] table").unknowns[i];
+        let value = u.values[j].clone();
+        let mut base = self.base.clone();
+        let at = |m: String| ScenarioError::new(&self.file, format!("{}.values[{j}]", u.path), m);
+        set_key(&mut base, &u.key, value.clone())
+            .map_err(|m| ScenarioError::new(&self.file, format!("{}.key", u.path), format!("\"{}\": {m}", u.key)))?;
+        Experiment::read(&self.scenario_name, &base)
+            .and_then(|s| s.check())
+            .map_err(|e| at(format!("{} = {}: {e}", u.key, value_text(&value))))?;
+        Ok(Sweep {
+            text: format!("{}\n# --unknown: {}={}\n", self.text, u.key, value_text(&value)),
+            scenario_text: toml::to_string(&base).map_err(|e| ScenarioError::new(&self.scenario_name, "", e.to_string()))?,
+            base,
+            ..self.clone()
+        })
     }
 
     /// Applies each level to the base scenario, so that a key path that leads nowhere, an

@@ -9,8 +9,10 @@ use super::verdict::Verdict;
 pub(super) const SUMMARY: &str = "summary";
 
 pub(super) fn summary(doc: &str) -> String {
-    let mut rows = String::from("| sweep | holds | holds in the means | within noise | does not hold |\n|---|---|---|---|---|\n");
-    let mut totals = [0usize; 4];
+    let mut rows = String::from(
+        "| sweep | holds | holds in the means | within noise | does not hold | not tested here | model checks (hold / fail) |\n|---|---|---|---|---|---|---|\n",
+    );
+    let mut totals = [0usize; 7];
     // Markers start a line; a mention of one in the prose does not.
     let mut rest = doc;
     while let Some(at) = rest.find("\n<!-- report: ") {
@@ -23,12 +25,27 @@ pub(super) fn summary(doc: &str) -> String {
         if name == SUMMARY {
             continue;
         }
-        let counts = [Verdict::Holds, Verdict::HoldsInTheMeans, Verdict::WithinNoise, Verdict::DoesNotHold]
+        let findings = [Verdict::Holds, Verdict::HoldsInTheMeans, Verdict::WithinNoise, Verdict::DoesNotHold, Verdict::NotTested]
             .map(|v| body.matches(&format!("| **{}** |", v.text())).count());
+        let checks =
+            |verdicts: &[Verdict]| verdicts.iter().map(|v| body.matches(&format!("| **{}** · model check |", v.text())).count()).sum();
+        let counts = [
+            findings[0],
+            findings[1],
+            findings[2],
+            findings[3],
+            findings[4],
+            checks(&[Verdict::Holds, Verdict::HoldsInTheMeans]),
+            checks(&[Verdict::WithinNoise, Verdict::DoesNotHold, Verdict::NotTested]),
+        ];
         totals.iter_mut().zip(counts).for_each(|(t, c)| *t += c);
-        rows.push_str(&format!("| `{name}` | {} | {} | {} | {} |\n", counts[0], counts[1], counts[2], counts[3]));
+        rows.push_str(&format!(
+            "| `{name}` | {} | {} | {} | {} | {} | {} / {} |\n",
+            counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], counts[6]
+        ));
     }
-    rows.push_str(&format!("| all | {} | {} | {} | {} |\n", totals[0], totals[1], totals[2], totals[3]));
+    let t = totals;
+    rows.push_str(&format!("| all | {} | {} | {} | {} | {} | {} / {} |\n", t[0], t[1], t[2], t[3], t[4], t[5], t[6]));
     rows
 }
 
@@ -50,11 +67,11 @@ mod tests {
 
     #[test]
     fn the_summary_counts_each_blocks_verdicts() {
-        let doc = "Blocks are `<!-- report: … -->` markers.\n<!-- report: summary -->\n<!-- end report -->\n<!-- report: a.toml -->\n| x | **holds** | 1 |\n| y | **does not hold** | 2 |\n<!-- end report -->\n<!-- report: b.toml -->\n| z | **holds in the means (CIs overlap)** | 3 |\n<!-- end report -->\n";
+        let doc = "Blocks are `<!-- report: … -->` markers.\n<!-- report: summary -->\n<!-- end report -->\n<!-- report: a.toml -->\n| x | **holds** | 1 |\n| y | **does not hold** | 2 |\n| w | **not tested here** | link idle |\n<!-- end report -->\n<!-- report: b.toml -->\n| z | **holds in the means (CIs overlap)** | 3 |\n| m | **holds** · model check | 4 |\n| n | **does not hold** · model check | 5 |\n<!-- end report -->\n";
         let table = summary(doc);
-        assert!(table.contains("| `a.toml` | 1 | 0 | 0 | 1 |"), "{table}");
-        assert!(table.contains("| `b.toml` | 0 | 1 | 0 | 0 |"), "{table}");
-        assert!(table.contains("| all | 1 | 1 | 0 | 1 |") && !table.contains("…"), "{table}");
+        assert!(table.contains("| `a.toml` | 1 | 0 | 0 | 1 | 1 | 0 / 0 |"), "{table}");
+        assert!(table.contains("| `b.toml` | 0 | 1 | 0 | 0 | 0 | 1 / 1 |"), "{table}");
+        assert!(table.contains("| all | 1 | 1 | 0 | 1 | 1 | 1 / 1 |") && !table.contains("…"), "{table}");
     }
 
     #[test]

@@ -27,10 +27,14 @@ pub struct ReportArgs {
     pub dataset: Option<PathBuf>,
     /// A document whose `<!-- report: FILE -->` … `<!-- end report -->` blocks are replaced.
     pub into: Option<PathBuf>,
+    /// Check every finding again at each value of the paper's unknowns, running the sweep at
+    /// each (into `DATASET-unknowns/KEY=VALUE`, resumed when there) with this many jobs.
+    pub unknowns: Option<usize>,
 }
 
-/// The Markdown report of one sweep.
-pub fn report_one(file: &Path, dataset: &Path) -> Result<String, String> {
+/// The Markdown report of one sweep; with `unknowns` (jobs), each finding also at each value
+/// of the paper's unknowns.
+pub fn report_one(file: &Path, dataset: &Path, unknowns: Option<usize>) -> Result<String, String> {
     let sweep = Sweep::load(file).map_err(|e| e.to_string())?;
     let name = file.display().to_string();
     let Some(paper) = &sweep.paper else {
@@ -39,7 +43,76 @@ pub fn report_one(file: &Path, dataset: &Path) -> Result<String, String> {
     let mut data = Dataset { dir: dataset.to_path_buf(), tables: BTreeMap::new() };
     let mut out = String::new();
     render(&mut out, &sweep, paper, &name, &mut data).map_err(|e| e.to_string())?;
+    if let Some(jobs) = unknowns {
+        render_unknowns(&mut out, &sweep, paper, file, dataset, jobs)?;
+    }
     Ok(out)
+}
+
+/// The verdict of each finding at each value of each unknown, the sweep run at each value
+/// (the other unknowns at the scenario's own values), and where each finding stops holding.
+fn render_unknowns(out: &mut String, sweep: &Sweep, paper: &Paper, file: &Path, dataset: &Path, jobs: usize) -> Result<(), String> {
+    let name = file.display().to_string();
+    for (i, u) in paper.unknowns.iter().enumerate() {
+        let values: Vec<String> = u.values.iter().map(topologies::sweep::value_text).collect();
+        let started = std::time::Instant::now();
+        let mut columns: Vec<Vec<Verdict>> = Vec::with_capacity(values.len());
+        for (j, value) in values.iter().enumerate() {
+            let variant = sweep.with_unknown(i, j).map_err(|e| e.to_string())?;
+            let dir = unknown_dataset(dataset, &u.key, value);
+            let args = crate::sweep::SweepArgs {
+                file: file.to_path_buf(),
+                out: dir.clone(),
+                jobs,
+                shard: None,
+                resume: true,
+                quick: false,
+                quiet: true,
+                fluid: false,
+            };
+            crate::sweep::prepare(&variant, &args)?;
+            crate::sweep::run_prepared(&variant, &args)?;
+            let mut data = Dataset { dir, tables: BTreeMap::new() };
+            columns.push(paper.claims.iter().map(|c| evaluate(&variant, c, &name, &mut data).map(|(v, _)| v)).collect::<Result<_, _>>()?);
+        }
+        out.push_str(&format!(
+            "Not given by the paper: `{}`, here {} (the runs above: the scenario's own value). {} {} points × {} replicates at each value, {:.0} s of wall time here.\n\n",
+            u.key,
+            values.join(", "),
+            u.why,
+            sweep.points.len(),
+            sweep.replicates,
+            started.elapsed().as_secs_f64()
+        ));
+        out.push_str(&format!("| finding | {} | holds at |\n|---{}|---|\n", values.join(" | "), "|---".repeat(values.len())));
+        for (c, claim) in paper.claims.iter().enumerate() {
+            let verdicts: Vec<Verdict> = columns.iter().map(|col| col[c]).collect();
+            let cells: Vec<&str> = verdicts.iter().map(|v| v.mark()).collect();
+            out.push_str(&format!("| {} | {} | {} |\n", claim.text.replace('|', "\\|"), cells.join(" | "), holds_at(&values, &verdicts)));
+        }
+        out.push_str(&format!("\n{}\n\n", Verdict::LEGEND));
+    }
+    Ok(())
+}
+
+/// Where an unknown's variant of a dataset lives: `DATASET-unknowns/KEY=VALUE`.
+fn unknown_dataset(dataset: &Path, key: &str, value: &str) -> PathBuf {
+    let safe: String = value.chars().map(|c| if c.is_ascii_alphanumeric() || ".-_".contains(c) { c } else { '_' }).collect();
+    let base = dataset.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    dataset.with_file_name(format!("{base}-unknowns")).join(format!("{key}={safe}"))
+}
+
+/// The values at which a finding holds (in the means or better), said briefly.
+fn holds_at(values: &[String], verdicts: &[Verdict]) -> String {
+    let good = |v: &Verdict| matches!(v, Verdict::Holds | Verdict::HoldsInTheMeans);
+    let held: Vec<&str> = values.iter().zip(verdicts).filter(|(_, v)| good(v)).map(|(x, _)| x.as_str()).collect();
+    if held.len() == values.len() {
+        "all".into()
+    } else if held.is_empty() {
+        if verdicts.iter().all(|v| *v == Verdict::NotTested) { "not tested".into() } else { "none".into() }
+    } else {
+        held.join(", ")
+    }
 }
 
 fn render(out: &mut String, sweep: &Sweep, paper: &Paper, name: &str, data: &mut Dataset) -> Result<(), String> {
@@ -98,12 +171,30 @@ fn value_row(v: &PaperValue, m: &Measured) -> String {
 /// A claim, its verdict, and our values: every chain's when there is one; for a trend, the
 /// chains that fail (or all, if none does), each named by what its points share.
 fn claim_row(sweep: &Sweep, claim: &Claim, name: &str, data: &mut Dataset) -> Result<String, String> {
+    let escape = |t: &str| t.replace('|', "\\|");
+    let kind = if claim.model_check { " · model check" } else { "" };
+    let (verdict, ours) = evaluate(sweep, claim, name, data)?;
+    Ok(format!("| {} | **{}**{kind} | {} |\n", escape(&claim.text), verdict.text(), escape(&ours)))
+}
+
+/// A claim's verdict and what we measured of it, in words.
+fn evaluate(sweep: &Sweep, claim: &Claim, name: &str, data: &mut Dataset) -> Result<(Verdict, String), String> {
+    if let Some(why) = untestable(sweep, claim, name, data)? {
+        return Ok((Verdict::NotTested, why));
+    }
     let mut verdict = Verdict::Holds;
     let (mut shown, mut failing) = (Vec::new(), Vec::new());
+    // With `largest`: the verdict and line of the pair whose ratio is largest.
+    let mut largest: Option<(f64, Verdict, String)> = None;
     for chain in &claim.chains {
         let measured: Vec<Measured> = chain.iter().map(|q| data.measure(name, q)).collect::<Result<_, _>>()?;
-        let stats: Vec<(f64, f64)> = measured.iter().map(|m| (m.mean, m.half)).collect();
-        let replicates = per_replicate(&measured);
+        let mut stats: Vec<(f64, f64)> = measured.iter().map(|m| (m.mean, m.half)).collect();
+        let mut replicates = per_replicate(&measured);
+        // A ratio to the paper's number: that number is the second side, exact.
+        if let Some(d) = claim.denominator {
+            stats.push((d, 0.0));
+            replicates.iter_mut().for_each(|r| r.push(d));
+        }
         let this = chain_verdict(claim, &stats, &replicates);
         verdict = verdict.min(this);
         let unit = unit_of(&chain[0]);
@@ -117,6 +208,18 @@ fn claim_row(sweep: &Sweep, claim: &Claim, name: &str, data: &mut Dataset) -> Re
             })
             .collect();
         let mut line = terms.join(&between(claim));
+        let mut ratio = None;
+        if let (Some((low, high)), [a, b]) = (claim.band, stats.as_slice()) {
+            let (r, half) = verdict::ratio(*a, *b);
+            ratio = Some(r);
+            line.push_str(&format!(
+                " = {} ± {} (the paper: {} to {})",
+                significant(r),
+                significant(half),
+                significant(low),
+                significant(high)
+            ));
+        }
         if claim.each_replicate {
             let held = replicates.iter().filter(|r| holds_in(claim, r)).count();
             line.push_str(&format!(" (in {held} of {} replicates)", replicates.len()));
@@ -124,17 +227,50 @@ fn claim_row(sweep: &Sweep, claim: &Claim, name: &str, data: &mut Dataset) -> Re
         if claim.chains.len() > 1 {
             line = format!("{}: {line}", chain_name(sweep, chain));
         }
+        if claim.largest
+            && let Some(r) = ratio
+            && largest.as_ref().is_none_or(|l| r > l.0)
+        {
+            largest = Some((r, this, line.clone()));
+        }
         if this != Verdict::Holds {
             failing.push(line.clone());
         }
         shown.push(line);
     }
+    if let Some((_, this, line)) = largest {
+        return Ok((this, format!("the largest of {} ratios, {line}", claim.chains.len())));
+    }
     let ours = match (claim.chains.len(), failing.is_empty()) {
         (1, _) | (_, true) => shown.join("; "),
         (n, false) => format!("holds in {} of {n} chains; not in {}", n - failing.len(), failing.join("; ")),
     };
-    let escape = |t: &str| t.replace('|', "\\|");
-    Ok(format!("| {} | **{}** | {} |\n", escape(&claim.text), verdict.text(), escape(&ours)))
+    Ok((verdict, ours))
+}
+
+/// Why the runs cannot test `claim`, if they cannot: the first point of its chains where its
+/// `testable_if` quantity's mean is below the least it needs.
+fn untestable(sweep: &Sweep, claim: &Claim, name: &str, data: &mut Dataset) -> Result<Option<String>, String> {
+    let Some(needs) = &claim.testable_if else { return Ok(None) };
+    let mut points: Vec<usize> = claim.chains.iter().flatten().map(|q| q.point).collect();
+    points.sort_unstable();
+    points.dedup();
+    for point in points {
+        let q = topologies::paper::Quantity { point, metric: needs.metric.clone(), group: needs.group.clone(), key: needs.key.clone() };
+        let m = data.measure(name, &q)?;
+        if m.mean < needs.at_least {
+            let unit = unit_of(&q);
+            let at = format::chain_name(sweep, std::slice::from_ref(&q));
+            return Ok(Some(format!(
+                "{} of {} is {} at {at}; the claim needs at least {}",
+                needs.metric,
+                needs.group,
+                show(m.mean, unit),
+                show(needs.at_least, unit)
+            )));
+        }
+    }
+    Ok(None)
 }
 
 /// The sign between two sides, with the bound's factor and tolerance folded into one
@@ -143,7 +279,7 @@ fn between(claim: &Claim) -> String {
     let multiplier = match claim.relation {
         Relation::AtLeast => claim.factor * (1.0 - claim.tolerance),
         Relation::AtMost => claim.factor * (1.0 + claim.tolerance),
-        Relation::Increasing | Relation::Decreasing => 1.0,
+        Relation::Increasing | Relation::Decreasing | Relation::Ratio => 1.0,
     };
     if multiplier == 1.0 {
         format!(" {} ", claim.relation.symbol())
@@ -160,7 +296,7 @@ pub fn report(args: &ReportArgs, default_dataset: impl Fn(&Path) -> PathBuf) -> 
     let mut reports = Vec::new();
     for file in &args.files {
         let dataset = args.dataset.clone().unwrap_or_else(|| default_dataset(file));
-        reports.push((file, report_one(file, &dataset)?));
+        reports.push((file, report_one(file, &dataset, args.unknowns)?));
     }
     let Some(doc) = &args.into else {
         return Ok(reports.into_iter().map(|(_, r)| r).collect::<Vec<_>>().join("\n"));

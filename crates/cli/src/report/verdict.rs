@@ -13,6 +13,9 @@ pub enum Verdict {
     HoldsInTheMeans,
     /// The means follow it and, for orderings, the intervals are disjoint.
     Holds,
+    /// The runs cannot test it: at some point of it, what it needs is not there (a link that
+    /// does not bind, no loss).
+    NotTested,
 }
 
 impl Verdict {
@@ -23,8 +26,32 @@ impl Verdict {
             Verdict::WithinNoise => "within noise",
             Verdict::HoldsInTheMeans => "holds in the means (CIs overlap)",
             Verdict::Holds => "holds",
+            Verdict::NotTested => "not tested here",
         }
     }
+}
+
+impl Verdict {
+    /// The verdict in one character, for the tables of unknowns.
+    pub fn mark(self) -> &'static str {
+        match self {
+            Verdict::Holds => "✓",
+            Verdict::HoldsInTheMeans => "(✓)",
+            Verdict::WithinNoise => "≈",
+            Verdict::DoesNotHold => "✗",
+            Verdict::NotTested => "–",
+        }
+    }
+
+    /// What the marks mean.
+    pub const LEGEND: &'static str = "✓ holds, (✓) holds in the means (CIs overlap), ≈ within noise, ✗ does not hold, – not tested here.";
+}
+
+/// A ratio of two means and its 95 % half-width, to first order (the relative half-widths
+/// added in quadrature).
+pub fn ratio(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
+    let r = a.0 / b.0;
+    (r, r.abs() * ((a.1 / a.0).powi(2) + (b.1 / b.0).powi(2)).sqrt())
 }
 
 /// The verdict of one chain of measured quantities.
@@ -35,6 +62,16 @@ pub fn chain_verdict(claim: &Claim, chain: &[(f64, f64)], replicates: &[Vec<f64>
     if claim.each_replicate {
         let every = replicates.iter().all(|r| holds_in(claim, r));
         return if every { Verdict::Holds } else { Verdict::DoesNotHold };
+    }
+    if let (Some((low, high)), [a, b]) = (claim.band, chain) {
+        let (r, half) = ratio(*a, *b);
+        return if (low..=high).contains(&r) {
+            Verdict::Holds
+        } else if r + half >= low && r - half <= high {
+            Verdict::WithinNoise
+        } else {
+            Verdict::DoesNotHold
+        };
     }
     let in_means = pairs().all(|(a, b)| relation.holds(a.0, b.0, tolerance));
     let overlap = |a: (f64, f64), b: (f64, f64)| (a.0 - b.0).abs() <= a.1 + b.1;
@@ -49,6 +86,9 @@ pub fn chain_verdict(claim: &Claim, chain: &[(f64, f64)], replicates: &[Vec<f64>
 
 /// Whether one replicate's values follow the claim.
 pub(super) fn holds_in(claim: &Claim, values: &[f64]) -> bool {
+    if let (Some((low, high)), [a, b]) = (claim.band, values) {
+        return (low..=high).contains(&(a / b));
+    }
     values.windows(2).all(|w| claim.relation.holds(w[0], w[1] * claim.factor, claim.tolerance))
 }
 
@@ -58,7 +98,34 @@ mod tests {
     use topologies::paper::Relation;
 
     fn claim(relation: Relation, tolerance: f64, factor: f64, each_replicate: bool) -> Claim {
-        Claim { text: String::new(), relation, chains: Vec::new(), each_replicate, tolerance, factor }
+        Claim {
+            text: String::new(),
+            relation,
+            chains: Vec::new(),
+            each_replicate,
+            tolerance,
+            factor,
+            band: None,
+            testable_if: None,
+            model_check: false,
+            largest: false,
+            denominator: None,
+        }
+    }
+
+    #[test]
+    fn a_ratio_holds_inside_its_band() {
+        let band = Claim { band: Some((4.0, 6.0)), ..claim(Relation::Ratio, 0.0, 1.0, false) };
+        assert_eq!(chain_verdict(&band, &[(10.0, 0.1), (2.0, 0.01)], &[]), Verdict::Holds);
+        // 1.5 ± 0.2: far below the band
+        assert_eq!(chain_verdict(&band, &[(3.0, 0.2), (2.0, 0.1)], &[]), Verdict::DoesNotHold);
+        // 3.5, but ± 0.9: the band is within reach
+        assert_eq!(chain_verdict(&band, &[(7.0, 1.5), (2.0, 0.2)], &[]), Verdict::WithinNoise);
+        let each = Claim { each_replicate: true, ..band };
+        assert_eq!(chain_verdict(&each, &[(10.0, 0.0), (2.0, 0.0)], &[vec![10.0, 2.0], vec![9.0, 2.0]]), Verdict::Holds);
+        assert_eq!(chain_verdict(&each, &[(10.0, 0.0), (2.0, 0.0)], &[vec![10.0, 2.0], vec![14.0, 2.0]]), Verdict::DoesNotHold);
+        let (r, half) = ratio((6.0, 0.6), (2.0, 0.2));
+        assert!((r - 3.0).abs() < 1e-12 && (half - 3.0 * 0.02f64.sqrt()).abs() < 1e-12);
     }
 
     #[test]
