@@ -118,7 +118,8 @@ pub enum Profile {
     NewReno,
     /// Linux 6.x, the kernel `equipoise testbed` runs: as [`Profile::Linux`], but congestion
     /// avoidance grows by the segments an ACK acknowledges (`tcp_cong_avoid_ai` with `acked`,
-    /// since 4.0), which with delayed ACKs is twice the growth per round trip.
+    /// since 4.0), which with delayed ACKs is twice the growth per round trip, and the
+    /// receiver no longer re-enters quick-ACK mode on out-of-order data (since 4.18).
     Linux6,
 }
 
@@ -166,7 +167,12 @@ impl Profile {
                 retransmit_restarts_timer: true,
                 ..base
             },
-            Profile::Linux6 => TcpConfig { profile: self, growth: Growth::PerSegment, ..Profile::Linux.config() },
+            Profile::Linux6 => TcpConfig {
+                profile: self,
+                growth: Growth::PerSegment,
+                quick_acks_after_out_of_order: false,
+                ..Profile::Linux.config()
+            },
             Profile::Htsim => TcpConfig {
                 min_rto: Time::from_ms(250),
                 max_rto: Time::NEVER,
@@ -397,6 +403,10 @@ settings! {
     /// after out-of-order data, before delayed ACKs resume (Linux: 16, `TCP_MAX_QUICKACKS`);
     /// no effect without `delayed_ack`.
     quick_acks: u32, SettingKind::Count, 0;
+    /// Out-of-order data re-enters quick-ACK mode (Linux before 4.18; since then the
+    /// receiver ACKs out-of-order segments and the one filling the hole at once, then goes
+    /// back to delayed ACKs).
+    quick_acks_after_out_of_order: bool, SettingKind::Bool, true;
     /// How much fast recovery sends per ACK: NewReno's inflation (RFC 6675's rule with SACK)
     /// or RFC 6937 PRR.
     recovery: Recovery, SettingKind::Choice(&RECOVERY_NAMES), Recovery::NewReno;

@@ -61,9 +61,11 @@ impl Ack {
 pub struct ReceiverConfig {
     /// Acknowledge every second in-order segment (RFC 1122 §4.2.3.2).
     pub delayed_ack: bool,
-    /// Segments acknowledged at once at the start and after out-of-order data (Linux's
-    /// quick-ACK mode), before delayed ACKs resume.
+    /// Segments acknowledged at once at the start (and after out-of-order data with
+    /// `quick_acks_after_out_of_order`: Linux's quick-ACK mode), before delayed ACKs resume.
     pub quick_acks: u32,
+    /// Out-of-order data re-arms the quick-ACKs (Linux before 4.18).
+    pub quick_acks_after_out_of_order: bool,
     /// Report up to three SACK blocks per ACK (RFC 2018), which the sender's scoreboard
     /// needs.
     pub sack: bool,
@@ -186,10 +188,10 @@ impl AckPolicy {
         if self.config.sack && (!in_order || filled_hole || self.blocks[0].1 > 0) {
             ack.sack = self.sack_blocks(seq, next, out_of_order);
         }
-        // RFC 5681 §4.2: ACK out-of-order and hole-filling segments at once (and Linux then
-        // re-enters quick-ACK mode); otherwise every second full segment, holding the first
-        // (echoing the older timestamp, RFC 7323 §4.3), unless quick-ACKs remain.
-        if !in_order || filled_hole {
+        // RFC 5681 §4.2: ACK out-of-order and hole-filling segments at once (and Linux before
+        // 4.18 then re-enters quick-ACK mode); otherwise every second full segment, holding
+        // the first (echoing the older timestamp, RFC 7323 §4.3), unless quick-ACKs remain.
+        if (!in_order || filled_hole) && self.config.quick_acks_after_out_of_order {
             self.quick_left = self.quick_left.max(self.config.quick_acks);
         }
         let quick = self.quick_left > 0;
@@ -251,7 +253,7 @@ mod tests {
     }
 
     fn config(delayed_ack: bool, quick_acks: u32, sack: bool) -> ReceiverConfig {
-        ReceiverConfig { delayed_ack, quick_acks, sack }
+        ReceiverConfig { delayed_ack, quick_acks, quick_acks_after_out_of_order: true, sack }
     }
 
     #[test]
@@ -301,6 +303,16 @@ mod tests {
         assert_eq!(send(r.on_data(5, Time(5), false)).next, 4, "out of order: at once");
         assert_eq!(send(r.on_data(4, Time(6), false)).next, 6, "hole filled: at once");
         assert_eq!(send(r.on_data(6, Time(7), false)).next, 7, "quick-ACK mode again");
+        // Since Linux 4.18: out-of-order and hole-filling segments at once, then delayed
+        // ACKs again.
+        let mut r = Receiver::new(ReceiverConfig { quick_acks_after_out_of_order: false, ..config(true, 2, false) });
+        for seq in 0..3 {
+            let _ = r.on_data(seq, Time(seq + 1), false);
+        }
+        assert_eq!(send(r.on_data(4, Time(5), false)).next, 3, "out of order: at once");
+        assert_eq!(send(r.on_data(3, Time(6), false)).next, 5, "hole filled: at once");
+        assert_eq!(r.on_data(5, Time(7), false), AckAction::Delay, "delayed again");
+        assert_eq!(send(r.on_data(6, Time(8), false)).next, 7, "every second segment");
     }
 
     #[test]

@@ -266,6 +266,7 @@ impl Simulation {
                 Receiver::new(ReceiverConfig {
                     delayed_ack: spec.tcp.delayed_ack,
                     quick_acks: spec.tcp.quick_acks,
+                    quick_acks_after_out_of_order: spec.tcp.quick_acks_after_out_of_order,
                     sack: spec.tcp.sack
                 });
                 n
