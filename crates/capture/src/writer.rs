@@ -143,9 +143,7 @@ impl<W: Write> Capture<W> {
 
     /// Flushes everything and hands the writer back.
     pub fn finish(self) -> io::Result<W> {
-        let mut w = self.out.into_inner();
-        w.flush()?;
-        Ok(w)
+        flushed(self.out)
     }
 }
 
@@ -200,10 +198,15 @@ impl<W: Write> IpCapture<W> {
 
     /// Flushes everything and hands the writer back.
     pub fn finish(self) -> io::Result<W> {
-        let mut w = self.out.into_inner();
-        w.flush()?;
-        Ok(w)
+        flushed(self.out)
     }
+}
+
+/// The writer under a pcapng writer, flushed.
+fn flushed<W: Write>(out: PcapNgWriter<W>) -> io::Result<W> {
+    let mut w = out.into_inner();
+    w.flush()?;
+    Ok(w)
 }
 
 /// The length of an IPv4 packet's IP and TCP headers (the whole packet if it is not IPv4 and

@@ -74,18 +74,21 @@ fn every_paper_sweep_reports_on_its_short_variant() {
     }
 }
 
+/// A sweep of the dumbbell's loss (0 and 1 %, 12 s, two replicates) with `paper`, written
+/// into `dir`.
+fn dumbbell_sweep(dir: &Path, paper: &str) -> PathBuf {
+    let text = format!(
+        "scenario = \"{}\"\nreplicates = 2\n[grid]\n\"sim.duration\" = [\"12s\"]\n\"link.bottleneck.loss\" = [0.0, 0.01]\n{paper}",
+        repo().join("scenarios/dumbbell.toml").display()
+    );
+    std::fs::write(dir.join("s.toml"), text).unwrap();
+    dir.join("s.toml")
+}
+
 #[test]
 fn a_paper_entry_the_dataset_lacks_is_an_error_naming_it() {
     let dir = scratch("lacks");
-    let scenario = repo().join("scenarios/dumbbell.toml");
-    let sweep = |paper: &str| {
-        let text = format!(
-            "scenario = \"{}\"\nreplicates = 2\n[grid]\n\"sim.duration\" = [\"12s\"]\n\"link.bottleneck.loss\" = [0.0, 0.01]\n{paper}",
-            scenario.display()
-        );
-        std::fs::write(dir.join("s.toml"), text).unwrap();
-        dir.join("s.toml")
-    };
+    let sweep = |paper: &str| dumbbell_sweep(&dir, paper);
     let good = "[paper]\n[[paper.claim]]\ntext = \"loss lowers goodput\"\nmetric = \"goodput_mean\"\ngroup = \"all\"\nalong = \"link.bottleneck.loss\"\ntrend = \"decreasing\"\n";
     let file = sweep(good);
     let data = dir.join("data");
@@ -116,15 +119,7 @@ fn a_paper_entry_the_dataset_lacks_is_an_error_naming_it() {
 #[test]
 fn ratios_are_checked_in_their_band_and_unknowns_at_each_value() {
     let dir = scratch("unknowns");
-    let scenario = repo().join("scenarios/dumbbell.toml");
-    let sweep = |paper: &str| {
-        let text = format!(
-            "scenario = \"{}\"\nreplicates = 2\n[grid]\n\"sim.duration\" = [\"12s\"]\n\"link.bottleneck.loss\" = [0.0, 0.01]\n{paper}",
-            scenario.display()
-        );
-        std::fs::write(dir.join("s.toml"), text).unwrap();
-        dir.join("s.toml")
-    };
+    let sweep = |paper: &str| dumbbell_sweep(&dir, paper);
     let loss = |x: &str| format!("{{ point = {{ \"link.bottleneck.loss\" = {x} }} }}");
     let paper = format!(
         "[paper]\n[[paper.claim]]\ntext = \"1 % loss costs more than a factor of 1.1\"\nmetric = \"goodput_mean\"\ngroup = \"all\"\nband = [1.1, 1000]\nratio = [{}, {}]\n\

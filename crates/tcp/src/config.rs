@@ -167,12 +167,9 @@ impl Profile {
                 retransmit_restarts_timer: true,
                 ..base
             },
-            Profile::Linux6 => TcpConfig {
-                profile: self,
-                growth: Growth::PerSegment,
-                quick_acks_after_out_of_order: false,
-                ..Profile::Linux.config()
-            },
+            Profile::Linux6 => {
+                TcpConfig { profile: self, growth: Growth::PerSegment, quick_acks_after_out_of_order: false, ..Profile::Linux.config() }
+            }
             Profile::Htsim => TcpConfig {
                 min_rto: Time::from_ms(250),
                 max_rto: Time::NEVER,

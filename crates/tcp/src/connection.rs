@@ -18,7 +18,7 @@
 //!   outstanding is queued to be sent again on whichever subflow the scheduler picks; the
 //!   subflow itself still recovers its own sequence, as TCP must.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 
 use mptcp_cc::{CoupledController, SubflowState};
 use sim_core::rng::Stream;
@@ -99,8 +99,12 @@ pub struct DataLevel {
 /// A multipath connection's reinjection queue and data-level reassembly.
 #[derive(Clone, Debug, Default)]
 pub struct Reassembly {
-    /// Data segments to send again on another subflow.
+    /// Data segments to send again on another subflow, in the order they are to go.
     pub reinject: VecDeque<u64>,
+    /// The members of `reinject`, so that queueing a timed-out subflow's window costs its
+    /// length, not its length times the queue's (only looked up, never iterated: no order
+    /// of its own reaches the results).
+    pub queued: HashSet<u64>,
     /// Receiver: data segments held out of order.
     pub out_of_order: SeqSet,
 }
@@ -113,6 +117,7 @@ impl DataLevel {
             && !m.reinject.is_empty()
         {
             while let Some(d) = m.reinject.pop_front() {
+                m.queued.remove(&d);
                 if d >= self.acked {
                     return Some(d);
                 }

@@ -157,6 +157,7 @@ impl Connection {
         self.data.limit = self.data.limit.min(self.data.next);
         if let Some(m) = &mut self.data.multipath {
             m.reinject.clear();
+            m.queued.clear();
         }
     }
 
@@ -317,8 +318,11 @@ impl Connection {
         let Some(map) = &self.senders[r].data_seqs else { return };
         let acked = self.data.acked;
         let m = self.data.multipath.get_or_insert_default();
-        let fresh: Vec<u64> = map.iter().copied().filter(|&d| d >= acked && !m.reinject.contains(&d)).collect();
-        m.reinject.extend(fresh);
+        for &d in map.iter() {
+            if d >= acked && m.queued.insert(d) {
+                m.reinject.push_back(d);
+            }
+        }
     }
 
     /// Acknowledgement `ack` arrived on subflow `r`, carrying the data-level acknowledgement

@@ -1,5 +1,5 @@
-//! Seeded simulations of the TCP profiles: the oracles they must meet and the findings of
-//! issue 11 that the `newreno` profile misses.
+//! Seeded simulations of the TCP profiles: the oracles they must meet and the papers' findings
+//! that the `newreno` profile misses.
 
 use mptcp_cc::Algorithm;
 use sim_core::Time;
@@ -70,7 +70,7 @@ fn a_lost_syn_costs_the_initial_rto() {
     assert!((cost - 1.0).abs() < 1e-6, "the lost SYN cost {cost} s, not the 1 s initial RTO");
 }
 
-/// Issue 11: under exogenous loss (0.5 % and 2 %, 10 ms RTT) a coupled two-path flow should
+/// Under exogenous loss (0.5 % and 2 %, 10 ms RTT) a coupled two-path flow should
 /// get what a TCP gets on the better path (the fluid model: 1.00 for coupled and OLIA, 0.997
 /// for LIA, 0.998 for Balia). With the `newreno` profile the lossy subflow sat in timeouts
 /// (560-730 in 360 s) and every law delivered 0.81-0.91 of the TCP.
@@ -112,7 +112,7 @@ fn coupled_laws_and_a_tcp_on_the_better_path_with_the_linux_profile() {
     }
 }
 
-/// Issue 11, seed 000's Table III network: 30 Reno flows and 30 flows with a quarter of Reno's
+/// Seed 000's Table III network: 30 Reno flows and 30 flows with a quarter of Reno's
 /// increase share a 60 Mb/s drop-tail link (50 packets, 10 ms RTT). The fluid model gives Reno
 /// twice the gentle flows' rate (1.33 against 0.67 Mb/s). With perfectly regular senders the
 /// drop-tail queue hands its drops to whichever sender just increased, and the order inverts

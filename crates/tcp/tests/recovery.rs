@@ -52,7 +52,8 @@ struct Script {
 
 impl Script {
     fn new(config: TcpConfig, cwnd: f64, limit: u64) -> Script {
-        let receiver = Receiver::new(ReceiverConfig { delayed_ack: false, quick_acks: 0, quick_acks_after_out_of_order: true, sack: config.sack });
+        let receiver =
+            Receiver::new(ReceiverConfig { delayed_ack: false, quick_acks: 0, quick_acks_after_out_of_order: true, sack: config.sack });
         Script {
             sender: SubflowSender::new(RouteId(0), RouteId(1), false, &config),
             window: Reno { cwnd, ssthresh: f64::INFINITY },

@@ -307,17 +307,7 @@ fn read_claim(file: &str, path: &str, table: &Table, keys: &[String], points: &[
                 let Some(pair) = pair.as_array().filter(|p| p.len() == 2) else {
                     return Err(ScenarioError::new(file, &here, "expected a pair of sides [numerator, denominator]"));
                 };
-                let chain = pair
-                    .iter()
-                    .enumerate()
-                    .map(|(j, side)| {
-                        let here = format!("{here}[{j}]");
-                        let side =
-                            side.as_table().ok_or_else(|| ScenarioError::new(file, &here, "expected a table of point, metric, group"))?;
-                        quantity(file, &here, side, &defaults, keys, points)
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                chains.push(chain);
+                chains.push(chain_of(file, &here, pair, &defaults, keys, points)?);
             }
             (*relation, chains)
         }
@@ -329,17 +319,7 @@ fn read_claim(file: &str, path: &str, table: &Table, keys: &[String], points: &[
             if sides.len() < 2 && !(*name == "ratio" && sides.len() == 1) {
                 return Err(c.error(name, "expected at least two sides to compare"));
             }
-            let chain = sides
-                .iter()
-                .enumerate()
-                .map(|(j, side)| {
-                    let here = format!("{path}.{name}[{j}]");
-                    let side =
-                        side.as_table().ok_or_else(|| ScenarioError::new(file, &here, "expected a table of point, metric, group"))?;
-                    quantity(file, &here, side, &defaults, keys, points)
-                })
-                .collect::<Result<Vec<_>>>()?;
-            (*relation, vec![chain])
+            (*relation, vec![chain_of(file, &format!("{path}.{name}"), sides, &defaults, keys, points)?])
         }
         ([], Some(key), Some(relation)) => (relation, trend_chains(file, path, key, &defaults, keys, points)?),
         ([], Some(_), None) => return Err(c.missing("trend", "missing; expected \"increasing\" or \"decreasing\" along the key")),
@@ -413,6 +393,19 @@ fn read_claim(file: &str, path: &str, table: &Table, keys: &[String], points: &[
     }
     c.finish()?;
     Ok(Claim { text, relation, chains, each_replicate, tolerance, factor, band, testable_if, model_check, largest, denominator })
+}
+
+/// The quantities a list of sides names (`here[0]`, `here[1]` … in errors).
+fn chain_of(file: &str, here: &str, sides: &[Value], defaults: &Defaults, keys: &[String], points: &[Point]) -> Result<Vec<Quantity>> {
+    sides
+        .iter()
+        .enumerate()
+        .map(|(j, side)| {
+            let here = format!("{here}[{j}]");
+            let side = side.as_table().ok_or_else(|| ScenarioError::new(file, &here, "expected a table of point, metric, group"))?;
+            quantity(file, &here, side, defaults, keys, points)
+        })
+        .collect()
 }
 
 /// One chain per combination of the swept keys other than `along`, ordered by `along`'s value

@@ -1,5 +1,5 @@
 //! Every shipped scenario's short variant under the `newreno` profile gives the very bytes it
-//! gave when its hash was stored: the guard for changes meant to be pure speed-ups (issue 15).
+//! gave when its hash was stored: the guard for changes meant to be pure speed-ups.
 //!
 //! The short variant is the scenario with `sim.duration = "3s"` (30 s for seed 003's scenario 7,
 //! whose flows arrive every 7.5 s on average), `sim.warmup = "0s"` and `tcp.profile = "newreno"`. Its fingerprint is a 64-bit FNV-1a hash of the `Debug` text of the

@@ -98,7 +98,7 @@ fn a_lone_d2_flow_drops_its_first_packet_at_htsims_instant() {
 
 /// Seed 001 Fig. 9 (left) with the `linux` profile: the multipath flow gets about what a TCP on
 /// link 1 gets, whatever the seed (with `newreno` it got 0.09-0.12 Mb/s for four seeds of five,
-/// measured here; issue 11 traced it to Karn's rule holding the backoff through a go-back-N).
+/// measured here; traced to Karn's rule holding the backoff through a go-back-N).
 #[test]
 fn seed001_fig9_multipath_flow_keeps_up_with_a_link1_tcp_for_every_seed() {
     for seed in 1..=5u64 {

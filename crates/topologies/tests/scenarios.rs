@@ -358,8 +358,8 @@ fn sweep_sizes_are_limited_before_anything_is_allocated() {
     assert!(e.starts_with("s.toml: replicates: 200 points × 100000 replicates is more than 10000000 runs"), "{e}");
 }
 
-/// Issue 12's cases: a link going down at the end of the warm-up, a link saturated across it,
-/// and a flow stopping while data it sent is still arriving.
+/// The measured interval's edges: a link going down at the end of the warm-up, a link
+/// saturated across it, and a flow stopping while data it sent is still arriving.
 #[test]
 fn reported_values_stay_within_physics() {
     let text = r#"

@@ -60,7 +60,7 @@ pub(super) fn unit_of(q: &Quantity) -> &'static str {
 
 /// A swept value, short: a table such as `{ algorithm = "uncoupled", a = 1.0 }` as
 /// `uncoupled(a=1.0)`.
-fn short_value(v: &toml::Value) -> String {
+pub(super) fn short_value(v: &toml::Value) -> String {
     match v {
         toml::Value::Table(t) => {
             let head = t.get("algorithm").or(t.get("kind")).and_then(|v| v.as_str()).unwrap_or("");

@@ -54,12 +54,12 @@ pub fn report_one(file: &Path, dataset: &Path, unknowns: Option<usize>) -> Resul
 fn render_unknowns(out: &mut String, sweep: &Sweep, paper: &Paper, file: &Path, dataset: &Path, jobs: usize) -> Result<(), String> {
     let name = file.display().to_string();
     for (i, u) in paper.unknowns.iter().enumerate() {
-        let values: Vec<String> = u.values.iter().map(topologies::sweep::value_text).collect();
+        let values: Vec<String> = u.values.iter().map(format::short_value).collect();
         let started = std::time::Instant::now();
         let mut columns: Vec<Vec<Verdict>> = Vec::with_capacity(values.len());
-        for (j, value) in values.iter().enumerate() {
+        for (j, value) in u.values.iter().enumerate() {
             let variant = sweep.with_unknown(i, j).map_err(|e| e.to_string())?;
-            let dir = unknown_dataset(dataset, &u.key, value);
+            let dir = unknown_dataset(dataset, &u.key, &topologies::sweep::value_text(value));
             let args = crate::sweep::SweepArgs {
                 file: file.to_path_buf(),
                 out: dir.clone(),
@@ -212,13 +212,7 @@ fn evaluate(sweep: &Sweep, claim: &Claim, name: &str, data: &mut Dataset) -> Res
         if let (Some((low, high)), [a, b]) = (claim.band, stats.as_slice()) {
             let (r, half) = verdict::ratio(*a, *b);
             ratio = Some(r);
-            line.push_str(&format!(
-                " = {} ± {} (the paper: {} to {})",
-                significant(r),
-                significant(half),
-                significant(low),
-                significant(high)
-            ));
+            line.push_str(&format!(" = {} (the paper: {} to {})", show_ci(r, half, ""), significant(low), significant(high)));
         }
         if claim.each_replicate {
             let held = replicates.iter().filter(|r| holds_in(claim, r)).count();
