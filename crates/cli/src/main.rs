@@ -603,6 +603,10 @@ fn main() -> ExitCode {
                 })
             }
         }
+        Command::Report { quick: true, unknowns: true, .. } => {
+            Err("--unknowns runs each sweep in full at every value of its unknowns; leave out --quick".into())
+        }
+        Command::Report { jobs: Some(_), unknowns: false, .. } => Err("--jobs applies to --unknowns only".into()),
         Command::Report { files, dataset, quick, into, unknowns, jobs } => {
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
             let args = report::ReportArgs { files, dataset, into, unknowns: unknowns.then_some(jobs) };
