@@ -178,11 +178,24 @@ fn bad_sweep_files_name_the_key() {
         ),
         ("[grid]\n\"flow.f.cc.phi\" = [0.5]\n", "flow.f.cc.phi: flow.f.cc.phi: \"reno\" has no parameter \"phi\""),
     ];
-    for (grid, expected) in cases {
+    // A grid over the point limit is refused from its shape, before any of its values (here
+    // all invalid: each would be an error of its own) is checked against the scenario.
+    let many = |n: usize, f: &dyn Fn(usize) -> String| (0..n).map(f).collect::<Vec<_>>().join(", ");
+    let huge = format!(
+        "[grid]\n\"link.l.rate\" = [{}]\n\"link.l.delay\" = [{}]\n",
+        many(1001, &|i| format!("\"{i}bogus\"")),
+        many(1000, &|i| format!("\"{i}ms\""))
+    );
+    let cases: Vec<(String, &str)> = cases
+        .iter()
+        .map(|&(g, e)| (g.to_string(), e))
+        .chain([(huge, "grid: the factors' levels (1001 × 1000) multiply to more than 1000000 points")])
+        .collect();
+    for (grid, expected) in &cases {
         let (dir, file) = setup("bad", grid);
         let o = sweep(&file, &dir.join("out"), &[]);
         let err = String::from_utf8_lossy(&o.stderr);
-        assert!(!o.status.success() && err.contains(expected), "expected «{expected}» in «{err}»");
+        assert!(!o.status.success() && err.contains(*expected), "expected «{expected}» in «{err}»");
     }
 }
 

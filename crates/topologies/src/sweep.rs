@@ -192,8 +192,8 @@ impl Sweep {
             paper: None,
             after_points: Vec::new(),
         };
-        sweep.check_levels(&factors)?;
-        // Sizes are checked before anything is allocated for them.
+        // Sizes are checked from the grid's shape, before any value is checked against the
+        // scenario (which costs a build per level) and before anything is allocated for them.
         let count = factors.iter().try_fold(1usize, |n, f| n.checked_mul(f.len())).filter(|&n| n <= MAX_POINTS);
         let Some(count) = count else {
             let sizes: Vec<String> = factors.iter().map(|f| f.len().to_string()).collect();
@@ -212,6 +212,7 @@ impl Sweep {
                 ),
             ));
         }
+        sweep.check_levels(&factors)?;
         let points: Vec<Point> = product(&factors).into_iter().enumerate().map(|(index, values)| Point { index, values }).collect();
         // By default about a hundred batches: one run per file for small sweeps, up to 50 for
         // large ones, whose many tiny runs would otherwise spend more time creating files than
