@@ -127,8 +127,8 @@ enum Command {
         /// Dataset directory [default: results/<sweep file name>].
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Runs at once [default: all cores].
-        #[arg(long)]
+        /// Runs at once, 1 to 1024 [default: all cores].
+        #[arg(long, value_parser = parse_jobs)]
         jobs: Option<usize>,
         /// Run only the K-th of N deterministic parts (1 ≤ K ≤ N).
         #[arg(long, value_name = "K/N")]
@@ -226,8 +226,8 @@ enum Command {
         /// paper does not give, running the sweep at each (into DATASET-unknowns/, resumed).
         #[arg(long)]
         unknowns: bool,
-        /// Runs at once for --unknowns [default: all cores].
-        #[arg(long)]
+        /// Runs at once for --unknowns, 1 to 1024 [default: all cores].
+        #[arg(long, value_parser = parse_jobs)]
         jobs: Option<usize>,
     },
     /// Check a scenario or a sweep file without running it.
@@ -513,6 +513,18 @@ fn run_testbed(
 #[cfg(not(target_os = "linux"))]
 fn run_testbed(_: &Path, _: &[(String, String)], _: &[String], _: Option<PathBuf>, _: bool, _: bool) -> Result<(), String> {
     Err("the testbed runs the scenario on Linux's own TCP, in network namespaces: it needs Linux".into())
+}
+
+/// The most runs at once `--jobs` accepts: each is a thread with its own simulation, and
+/// beyond the machine's cores more only cost memory.
+const MAX_JOBS: usize = 1024;
+
+/// `--jobs N`: a count of runs at once, 1 to [`MAX_JOBS`].
+fn parse_jobs(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if (1..=MAX_JOBS).contains(&n) => Ok(n),
+        _ => Err(format!("expected a number of runs at once from 1 to {MAX_JOBS}")),
+    }
 }
 
 fn suffixed(dir: PathBuf, suffix: &str) -> PathBuf {

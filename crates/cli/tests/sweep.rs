@@ -197,6 +197,14 @@ fn bad_sweep_files_name_the_key() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(!o.status.success() && err.contains(*expected), "expected «{expected}» in «{err}»");
     }
+    // --jobs is bounded before any thread starts.
+    let (dir, file) = setup("jobs", GRID);
+    for jobs in ["0", "1025", "18446744073709551615"] {
+        let o = sweep(&file, &dir.join("out"), &["--jobs", jobs]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains("--jobs") && err.contains("from 1 to 1024"), "--jobs {jobs}: {err}");
+        assert!(!dir.join("out").exists(), "--jobs {jobs}: refused before anything is made");
+    }
 }
 
 #[test]
