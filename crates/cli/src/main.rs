@@ -287,7 +287,7 @@ pub fn quick_variant(file: &Path) -> Result<Vec<(String, String)>, String> {
     if !own.is_empty() {
         return Ok(own);
     }
-    let text = std::fs::read_to_string(file).map_err(|e| format!("{}: cannot read the file: {e}", file.display()))?;
+    let text = topologies::read_input(file).map_err(|e| e.to_string())?;
     let aimd = text.parse::<toml::Table>().is_ok_and(|root| topologies::Experiment::is_aimd(&root));
     let pairs: &[(&str, &str)] =
         if aimd { &[("aimd.events", "100000"), ("aimd.warmup_events", "1000")] } else { &[("sim.duration", "10s"), ("sim.warmup", "2s")] };
@@ -487,7 +487,7 @@ fn validate(file: &Path, sets: &[String]) -> Result<(), String> {
 
 /// Whether `file` is a sweep (it names a base `scenario`) rather than a scenario.
 fn is_sweep_file(file: &Path) -> bool {
-    std::fs::read_to_string(file).ok().and_then(|t| t.parse::<toml::Table>().ok()).is_some_and(|t| t.contains_key("scenario"))
+    topologies::read_input(file).ok().and_then(|t| t.parse::<toml::Table>().ok()).is_some_and(|t| t.contains_key("scenario"))
 }
 
 /// The default dataset of sweep `file`: `results/<name>`, `results/<name>-quick` for its short

@@ -155,6 +155,23 @@ fn bad_input_fails_with_file_and_key_and_writes_nothing() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("expected KEY=VALUE"));
     let o = equipoise(&["validate", SCENARIO]);
     assert!(o.status.success() && String::from_utf8_lossy(&o.stdout).contains("ok (3 links, 8 flows)"));
+    // Input files are capped before they are read whole: special files and huge ones alike.
+    let huge = dir.with_extension("huge.toml");
+    std::fs::write(&huge, "# ".repeat(3 << 20)).unwrap();
+    let sweep_of_zero = dir.with_extension("sweep.toml");
+    std::fs::write(&sweep_of_zero, "scenario = \"/dev/zero\"\n[grid]\n\"sim.seed\" = [1]\n").unwrap();
+    for (args, named) in [
+        (vec!["run", "/dev/zero"], "/dev/zero"),
+        (vec!["validate", huge.to_str().unwrap()], huge.to_str().unwrap()),
+        (vec!["sweep", sweep_of_zero.to_str().unwrap(), "--out", dir.to_str().unwrap()], "scenario"),
+    ] {
+        let o = equipoise(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(named) && err.contains("larger than 4 MiB"), "{args:?}: {err}");
+        assert!(!dir.exists(), "{args:?}: nothing written");
+    }
+    let _ = std::fs::remove_file(huge);
+    let _ = std::fs::remove_file(sweep_of_zero);
 }
 
 #[test]

@@ -100,10 +100,29 @@ pub fn load_experiment_text(file: &str, text: &str, sets: &[(String, String)]) -
     Experiment::read(file, &root)
 }
 
+/// The most bytes a scenario or sweep file may hold: far above any real one (the largest
+/// shipped is tens of kB), and read no further, so that `/dev/zero` or a wrong path to a
+/// dataset is refused at once.
+pub const MAX_INPUT_BYTES: u64 = 4 << 20;
+
+/// The text of the input file at `path`, refused beyond [`MAX_INPUT_BYTES`] before more is
+/// read (special files included), naming the file.
+pub fn read_input(path: &Path) -> Result<String> {
+    use std::io::Read;
+    let file = path.display().to_string();
+    let cannot = |e: std::io::Error| ScenarioError::new(&file, "", format!("cannot read the file: {e}"));
+    let mut bytes = Vec::new();
+    std::fs::File::open(path).and_then(|f| f.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes)).map_err(cannot)?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(ScenarioError::new(&file, "", format!("larger than {} MiB, the most a scenario or sweep file may be", MAX_INPUT_BYTES >> 20)));
+    }
+    String::from_utf8(bytes).map_err(|_| ScenarioError::new(&file, "", "not UTF-8 text"))
+}
+
 /// Like [`load`], for either kind of scenario.
 pub fn load_experiment(path: &Path, sets: &[(String, String)]) -> Result<Experiment> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::new(&file, "", format!("cannot read the file: {e}")))?;
+    let text = read_input(path)?;
     load_experiment_text(&file, &text, sets)
 }
 
@@ -117,7 +136,7 @@ pub fn load_experiment(path: &Path, sets: &[(String, String)]) -> Result<Experim
 /// ```
 pub fn quick_sets(path: &Path) -> Result<Vec<(String, String)>> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::new(&file, "", format!("cannot read the file: {e}")))?;
+    let text = read_input(path)?;
     let root = read::parse_text(&file, &text)?;
     let Some(quick) = root.get("quick") else { return Ok(Vec::new()) };
     let toml::Value::Table(quick) = quick else {
@@ -134,6 +153,6 @@ pub fn quick_sets(path: &Path) -> Result<Vec<(String, String)>> {
 /// Reads the scenario file at `path` and applies `sets`.
 pub fn load(path: &Path, sets: &[(String, String)]) -> Result<Scenario> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::new(&file, "", format!("cannot read the file: {e}")))?;
+    let text = read_input(path)?;
     load_text(&file, &text, sets)
 }

@@ -102,7 +102,7 @@ impl Sweep {
     /// Reads the sweep file at `path`.
     pub fn load(path: &Path) -> Result<Sweep> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::new(&file, "", format!("cannot read the file: {e}")))?;
+        let text = crate::read_input(path)?;
         Self::from_text(&file, &text, path.parent().unwrap_or(Path::new(".")))
     }
 
@@ -169,8 +169,7 @@ impl Sweep {
         top.finish()?;
 
         let scenario_file = dir.join(scenario_rel);
-        let scenario_text = std::fs::read_to_string(&scenario_file)
-            .map_err(|e| ScenarioError::new(file, "scenario", format!("cannot read {}: {e}", scenario_file.display())))?;
+        let scenario_text = crate::read_input(&scenario_file).map_err(|e| ScenarioError::new(file, "scenario", e.to_string()))?;
         let mut keys: Vec<String> = Vec::new();
         for level in factors.iter().flatten().flatten() {
             if !keys.contains(&level.0) {
