@@ -226,6 +226,16 @@ fn an_aimd_scenario_runs_the_model_and_writes_its_two_tables() {
     assert!(!bad.status.success());
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(err.contains("aimd.policy") && err.contains("did you mean \"largest-rate\""), "{err}");
+    // Keys with a range are refused outside it, before the model runs.
+    for (set, key) in [
+        ("aimd.capacity=1e160", "aimd.capacity: 1e160: expected a number from 1e-100 to 1e100"),
+        ("aimd.events=0", "aimd.events: 0: expected 1 to"),
+        ("aimd.warmup_events=1099511627776", "aimd.warmup_events: 1099511627776: expected fewer than `events`"),
+    ] {
+        let o = equipoise(&["validate", "../../scenarios/aimd-theorem1.toml", "--set", set]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(key), "{set}: {err}");
+    }
 }
 
 #[test]

@@ -65,6 +65,14 @@ impl AimdScenario {
     }
 }
 
+/// The range of `aimd.capacity`, in any unit: its square and its rates' squares stay finite.
+const MIN_CAPACITY: f64 = 1e-100;
+const MAX_CAPACITY: f64 = 1e100;
+/// The most congestion events a run may take: about 40 s of the model with four connections
+/// on this project's machine (`equipoise run scenarios/aimd-theorem1.toml --set
+/// aimd.events=20000000` took 0.79 s).
+const MAX_EVENTS: u64 = 1_000_000_000;
+
 fn positive(t: &Reader, key: &str, x: f64) -> Result<f64> {
     if x.is_finite() && x > 0.0 { Ok(x) } else { Err(t.error(key, format!("expected a number above 0, got {x}"))) }
 }
@@ -117,12 +125,19 @@ pub fn read_aimd(file: &str, root: &Table) -> Result<AimdScenario> {
     let mut a = top.table("aimd")?.expect("an AIMD scenario has [aimd]");
     let capacity = a.number("capacity")?.unwrap_or(1.0);
     let capacity = positive(&a, "capacity", capacity)?;
+    // Rates enter as squares (E[X²]/c²): the range keeps them finite.
+    if !(MIN_CAPACITY..=MAX_CAPACITY).contains(&capacity) {
+        return Err(a.error("capacity", format!("{capacity:e}: expected a number from {MIN_CAPACITY:e} to {MAX_CAPACITY:e}")));
+    }
     let policy = a.choice("policy", &Policy::NAMES)?.unwrap_or(Policy::RateProportional);
     let events = a.unsigned("events")?.unwrap_or(100_000);
-    if events == 0 {
-        return Err(a.error("events", "expected at least 1"));
+    if !(1..=MAX_EVENTS).contains(&events) {
+        return Err(a.error("events", format!("{events}: expected 1 to {MAX_EVENTS}")));
     }
     let warmup_events = a.unsigned("warmup_events")?.unwrap_or(1_000);
+    if warmup_events >= events {
+        return Err(a.error("warmup_events", format!("{warmup_events}: expected fewer than `events` ({events}), or nothing is measured")));
+    }
     let (mut groups, mut connections) = (Vec::new(), Vec::new());
     match a.value("group") {
         Some(Value::Array(items)) if !items.is_empty() => {

@@ -114,7 +114,11 @@ pub fn read_input(path: &Path) -> Result<String> {
     let mut bytes = Vec::new();
     std::fs::File::open(path).and_then(|f| f.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes)).map_err(cannot)?;
     if bytes.len() as u64 > MAX_INPUT_BYTES {
-        return Err(ScenarioError::new(&file, "", format!("larger than {} MiB, the most a scenario or sweep file may be", MAX_INPUT_BYTES >> 20)));
+        return Err(ScenarioError::new(
+            &file,
+            "",
+            format!("larger than {} MiB, the most a scenario or sweep file may be", MAX_INPUT_BYTES >> 20),
+        ));
     }
     String::from_utf8(bytes).map_err(|_| ScenarioError::new(&file, "", "not UTF-8 text"))
 }
