@@ -55,7 +55,9 @@ fn render_unknowns(out: &mut String, sweep: &Sweep, paper: &Paper, file: &Path, 
     let name = file.display().to_string();
     for (i, u) in paper.unknowns.iter().enumerate() {
         let values: Vec<String> = u.values.iter().map(format::short_value).collect();
-        let started = std::time::Instant::now();
+        // The wall time of each value's sweep, kept beside its dataset when the sweep ran whole
+        // (as scripts/reproduce keeps a sweep's): a resumed report shows the first run's time.
+        let mut wall = Some(0.0);
         let mut columns: Vec<Vec<Verdict>> = Vec::with_capacity(values.len());
         for (j, value) in u.values.iter().enumerate() {
             let variant = sweep.with_unknown(i, j).map_err(|e| e.to_string())?;
@@ -70,19 +72,26 @@ fn render_unknowns(out: &mut String, sweep: &Sweep, paper: &Paper, file: &Path, 
                 quiet: true,
                 fluid: false,
             };
+            let record = PathBuf::from(format!("{}.wall", dir.display()));
+            let started = std::time::Instant::now();
             crate::sweep::prepare(&variant, &args)?;
-            crate::sweep::run_prepared(&variant, &args)?;
+            let (_, _, skipped) = crate::sweep::run_prepared(&variant, &args)?;
+            if skipped == 0 {
+                let _ = std::fs::write(&record, format!("{:.1}\n", started.elapsed().as_secs_f64()));
+            }
+            let took = std::fs::read_to_string(&record).ok().and_then(|t| t.trim().parse::<f64>().ok());
+            wall = wall.zip(took).map(|(a, b)| a + b);
             let mut data = Dataset { dir, tables: BTreeMap::new() };
             columns.push(paper.claims.iter().map(|c| evaluate(&variant, c, &name, &mut data).map(|(v, _)| v)).collect::<Result<_, _>>()?);
         }
+        let wall = wall.map(|s| format!(", {s:.0} s of wall time here")).unwrap_or_default();
         out.push_str(&format!(
-            "Not given by the paper: `{}`, here {} (the runs above: the scenario's own value). {} {} points × {} replicates at each value, {:.0} s of wall time here.\n\n",
+            "Not given by the paper: `{}`, here {} (the runs above: the scenario's own value). {} {} points × {} replicates at each value{wall}.\n\n",
             u.key,
             values.join(", "),
             u.why,
             sweep.points.len(),
             sweep.replicates,
-            started.elapsed().as_secs_f64()
         ));
         out.push_str(&format!("| finding | {} | holds at |\n|---{}|---|\n", values.join(" | "), "|---".repeat(values.len())));
         for (c, claim) in paper.claims.iter().enumerate() {
