@@ -123,15 +123,8 @@ impl<W: Write> Capture<W> {
     pub fn write(&mut self, seg: &Segment) -> io::Result<()> {
         let sf = *self.subflows.entry((seg.flow, seg.subflow)).or_insert_with(|| Subflow::new(seg.flow, seg.subflow));
         let implied = frame::build(seg, &sf, &frame::Settings { window_shift: self.window_shift, mss: self.mss }, &mut self.frame)?;
-        let options = if seg.dropped { vec![EnhancedPacketOption::Comment(Cow::Borrowed(DROPPED_COMMENT))] } else { Vec::new() };
-        let block = EnhancedPacketBlock {
-            interface_id: 0,
-            timestamp: Duration::from_nanos(seg.time_ps / 1000),
-            original_len: implied.max(seg.wire_len),
-            data: Cow::Borrowed(&self.frame),
-            options,
-        };
-        self.out.write_pcapng_block(block).map_err(pcap_err)?;
+        let time = Duration::from_nanos(seg.time_ps / 1000);
+        write_packet(&mut self.out, time, implied.max(seg.wire_len), &self.frame, seg.dropped)?;
         self.packets += 1;
         Ok(())
     }
@@ -178,15 +171,8 @@ impl<W: Write> IpCapture<W> {
     /// Appends `packet` (an IPv4 packet) seen at `time`; `dropped` marks it as
     /// [`Capture::write`] marks a dropped segment.
     pub fn write(&mut self, time: Duration, packet: &[u8], dropped: bool) -> io::Result<()> {
-        let options = if dropped { vec![EnhancedPacketOption::Comment(Cow::Borrowed(DROPPED_COMMENT))] } else { Vec::new() };
-        let block = EnhancedPacketBlock {
-            interface_id: 0,
-            timestamp: time,
-            original_len: packet.len() as u32,
-            data: Cow::Borrowed(&packet[..headers_len(packet).min(MAX_CAPTURED_LEN)]),
-            options,
-        };
-        self.out.write_pcapng_block(block).map_err(pcap_err)?;
+        let data = &packet[..headers_len(packet).min(MAX_CAPTURED_LEN)];
+        write_packet(&mut self.out, time, packet.len() as u32, data, dropped)?;
         self.packets += 1;
         Ok(())
     }
@@ -200,6 +186,14 @@ impl<W: Write> IpCapture<W> {
     pub fn finish(self) -> io::Result<W> {
         flushed(self.out)
     }
+}
+
+/// One Enhanced Packet Block: `data` as captured of `original_len` bytes seen at `time`,
+/// marked with [`DROPPED_COMMENT`] if `dropped`.
+fn write_packet<W: Write>(out: &mut PcapNgWriter<W>, time: Duration, original_len: u32, data: &[u8], dropped: bool) -> io::Result<()> {
+    let options = if dropped { vec![EnhancedPacketOption::Comment(Cow::Borrowed(DROPPED_COMMENT))] } else { Vec::new() };
+    let block = EnhancedPacketBlock { interface_id: 0, timestamp: time, original_len, data: Cow::Borrowed(data), options };
+    out.write_pcapng_block(block).map(|_| ()).map_err(pcap_err)
 }
 
 /// The writer under a pcapng writer, flushed.
