@@ -96,18 +96,7 @@ impl<W: Write> Capture<W> {
         if options.window_shift > 14 {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "window_shift must be at most 14 (RFC 7323)"));
         }
-        let section = SectionHeaderBlock {
-            options: vec![SectionHeaderOption::UserApplication(Cow::Borrowed("equipoise"))],
-            ..SectionHeaderBlock::default()
-        };
-        let mut out = PcapNgWriter::with_section_header(writer, section).map_err(pcap_err)?;
-        let name: String = truncate(&options.interface, MAX_NAME_LEN).to_owned();
-        let interface = InterfaceDescriptionBlock {
-            linktype: DataLink::ETHERNET,
-            snaplen: MAX_CAPTURED_LEN as u32,
-            options: vec![InterfaceDescriptionOption::IfName(Cow::Owned(name)), InterfaceDescriptionOption::IfTsResol(9)],
-        };
-        out.write_pcapng_block(interface).map_err(pcap_err)?;
+        let out = start(writer, "equipoise", DataLink::ETHERNET, &options.interface)?;
         Ok(Capture {
             out,
             window_shift: options.window_shift,
@@ -151,21 +140,7 @@ pub struct IpCapture<W: Write> {
 impl<W: Write> IpCapture<W> {
     /// Starts a capture named `interface` (raw IP link type, nanosecond timestamps).
     pub fn new(writer: W, interface: &str) -> io::Result<Self> {
-        let section = SectionHeaderBlock {
-            options: vec![SectionHeaderOption::UserApplication(Cow::Borrowed("equipoise testbed"))],
-            ..SectionHeaderBlock::default()
-        };
-        let mut out = PcapNgWriter::with_section_header(writer, section).map_err(pcap_err)?;
-        let interface = InterfaceDescriptionBlock {
-            linktype: DataLink::RAW,
-            snaplen: MAX_CAPTURED_LEN as u32,
-            options: vec![
-                InterfaceDescriptionOption::IfName(Cow::Owned(truncate(interface, MAX_NAME_LEN).to_owned())),
-                InterfaceDescriptionOption::IfTsResol(9),
-            ],
-        };
-        out.write_pcapng_block(interface).map_err(pcap_err)?;
-        Ok(IpCapture { out, packets: 0 })
+        Ok(IpCapture { out: start(writer, "equipoise testbed", DataLink::RAW, interface)?, packets: 0 })
     }
 
     /// Appends `packet` (an IPv4 packet) seen at `time`; `dropped` marks it as
@@ -186,6 +161,25 @@ impl<W: Write> IpCapture<W> {
     pub fn finish(self) -> io::Result<W> {
         flushed(self.out)
     }
+}
+
+/// A pcapng file's start: the section header naming `application`, and the one interface,
+/// `interface` (cut to [`MAX_NAME_LEN`]) of link type `linktype`, with nanosecond times and
+/// at most [`MAX_CAPTURED_LEN`] bytes kept per packet.
+fn start<W: Write>(writer: W, application: &'static str, linktype: DataLink, interface: &str) -> io::Result<PcapNgWriter<W>> {
+    let section = SectionHeaderBlock {
+        options: vec![SectionHeaderOption::UserApplication(Cow::Borrowed(application))],
+        ..SectionHeaderBlock::default()
+    };
+    let mut out = PcapNgWriter::with_section_header(writer, section).map_err(pcap_err)?;
+    let name: String = truncate(interface, MAX_NAME_LEN).to_owned();
+    let interface = InterfaceDescriptionBlock {
+        linktype,
+        snaplen: MAX_CAPTURED_LEN as u32,
+        options: vec![InterfaceDescriptionOption::IfName(Cow::Owned(name)), InterfaceDescriptionOption::IfTsResol(9)],
+    };
+    out.write_pcapng_block(interface).map_err(pcap_err)?;
+    Ok(out)
 }
 
 /// One Enhanced Packet Block: `data` as captured of `original_len` bytes seen at `time`,
