@@ -38,6 +38,7 @@ pub const METRICS: &[(&str, &str, &str)] = &[
     ("completion_p50", "s", "median"),
     ("completion_p90", "s", "90th percentile"),
     ("completion_p99", "s", "99th percentile"),
+    ("download_rate_mean", "bit/s", "their sizes over their completion times: mean (a download's throughput as the papers report it)"),
     ("utilization_mean", "1", "mean utilization of the links of a generator's link group (the `core` group: network-core utilization)"),
     ("loss_rate", "1", "drops over packets offered (arrivals, and those queued at the warm-up), over a link group's links together"),
     ("loss_ratio", "1", "loss rate of the first link over the second's ([metrics] loss_ratio)"),
@@ -182,6 +183,11 @@ fn flow_metrics(rows: &mut Vec<Metric>, group: &str, flows: &[&FlowRecord], warm
     push(rows, "completion_p50", group, quantile(&times, 0.5));
     push(rows, "completion_p90", group, quantile(&times, 0.9));
     push(rows, "completion_p99", group, quantile(&times, 0.99));
+    let rates: Vec<f64> =
+        finite.iter().filter_map(|f| Some(f.size_bytes? as f64 * 8.0 / f.completion_time_s.filter(|&t| t > 0.0)?)).collect();
+    if !rates.is_empty() {
+        push(rows, "download_rate_mean", group, rates.iter().sum::<f64>() / rates.len() as f64);
+    }
 }
 
 /// Seed 000 footnote 2 on the time series: the reference is the subflow's mean window over
