@@ -179,24 +179,46 @@ fn per_run(args: &PlotArgs, df: &DataFrame, table: &str, column: &str) -> Result
     Ok(grouped)
 }
 
-fn series(args: &PlotArgs) -> Result<BTreeMap<String, Series>, String> {
+/// Columns that are fractions (of capacity, of packets, of the aggregate): never above 1.
+const FRACTIONS: &[&str] = &["utilization", "utilization_mean", "loss_rate", "congestion_loss", "jain_index", "share"];
+
+/// The values `column` can take. Every column the tables write is a rate, a count, a size, a
+/// time, or a ratio of them, so never negative, and a fraction is at most 1: a confidence band
+/// reaching past them says only that the replicates are few or skewed, so it is cut there.
+fn physical_range(column: &str) -> (f64, f64) {
+    (0.0, if FRACTIONS.contains(&column) { 1.0 } else { f64::INFINITY })
+}
+
+/// One point from its replicates: how many, the mean, and the 95 % band cut to what the
+/// quantity can be (a single replicate has no band).
+fn band(ys: &[f64], floor: f64, ceiling: f64) -> (usize, (f64, f64, f64)) {
+    let (n, mean, _, half) = mean_ci(ys);
+    let half = if half.is_nan() { 0.0 } else { half };
+    (n, (mean, (mean - half).max(floor), (mean + half).min(ceiling)))
+}
+
+/// The series to draw, and the fewest replicates behind any of their points.
+fn series(args: &PlotArgs) -> Result<(BTreeMap<String, Series>, usize), String> {
     let (table, column) =
         args.y.split_once('.').ok_or_else(|| format!("--y {}: expected TABLE.COLUMN, such as flows.goodput_bps", args.y))?;
     let grouped = per_run(args, &read_table(&args.dir, table)?, table, column)?;
     if grouped.is_empty() {
         return Err("nothing to plot: no rows match".into());
     }
-    Ok(grouped
+    let (floor, ceiling) = physical_range(column);
+    let mut fewest = usize::MAX;
+    let data = grouped
         .into_iter()
         .map(|(s, xs)| {
             let points = xs.into_iter().map(|(xk, ys)| {
-                let (_, mean, _, half) = mean_ci(&ys);
-                let half = if half.is_nan() { 0.0 } else { half };
-                (xk, (mean, mean - half, mean + half))
+                let (n, point) = band(&ys, floor, ceiling);
+                fewest = fewest.min(n);
+                (xk, point)
             });
             (s, points.collect())
         })
-        .collect())
+        .collect();
+    Ok((data, fewest))
 }
 
 /// The fluid model's value of every series at every x, if the dataset has the fluid side
@@ -242,7 +264,7 @@ fn outputs(args: &PlotArgs) -> Result<(PathBuf, PathBuf), String> {
 
 /// Draws the plot; returns the files written (SVG, then PNG).
 pub fn plot(args: &PlotArgs) -> Result<Vec<PathBuf>, String> {
-    let data = series(args)?;
+    let (data, fewest) = series(args)?;
     let fluid = fluid_series(args)?;
     let (svg_path, png_path) = outputs(args)?;
     output::check_file(&svg_path, SIGNATURE, args.overwrite)?;
@@ -273,7 +295,7 @@ pub fn plot(args: &PlotArgs) -> Result<Vec<PathBuf>, String> {
     };
     let pad = (y1 - y0).abs().max(y1.abs() * 0.05).max(1e-12) * 0.05;
     let (y0, y1) = ((y0 - pad).min(0.0f64.max(y0 - pad)), y1 + pad);
-    let figure = Figure { args, data: &data, fluid: &fluid, theory: theory.as_ref(), xr: (x0, x1), yr: (y0, y1) };
+    let figure = Figure { args, data: &data, fluid: &fluid, theory: theory.as_ref(), fewest, xr: (x0, x1), yr: (y0, y1) };
     register_font();
     let cannot = |path: &Path, e: Box<dyn std::error::Error>| format!("cannot draw {}: {e}", path.display());
 
@@ -304,6 +326,9 @@ fn encode_png(rgb: &[u8]) -> Result<Vec<u8>, png::EncodingError> {
     Ok(bytes)
 }
 
+/// Replicates below which a point's confidence band is flagged in the legend.
+const FEW_REPLICATES: usize = 3;
+
 /// Everything a drawing needs, whatever the backend.
 struct Figure<'a> {
     args: &'a PlotArgs,
@@ -311,6 +336,9 @@ struct Figure<'a> {
     /// The fluid model's curve of each series (empty without `sweep --fluid`).
     fluid: &'a BTreeMap<String, Vec<(f64, f64)>>,
     theory: Option<&'a (String, Vec<(f64, f64)>)>,
+    /// The fewest replicates behind a point: below three, its band says little, and the
+    /// legend says so.
+    fewest: usize,
     xr: (f64, f64),
     yr: (f64, f64),
 }
@@ -320,7 +348,7 @@ impl Figure<'_> {
     where
         DB::ErrorType: 'static,
     {
-        let Figure { args, data, fluid, theory, xr, yr } = *self;
+        let Figure { args, data, fluid, theory, fewest, xr, yr } = *self;
         root.fill(&WHITE)?;
         // The legend has a column of its own, so it never covers data.
         let (plot_area, legend_area) = root.split_horizontally(760);
@@ -380,6 +408,12 @@ impl Figure<'_> {
             legend_area.draw(&Text::new("fluid model", (40, y - 7), (FONT, 14)))?;
             row += 1;
         }
+        if fewest < FEW_REPLICATES {
+            let y = LEGEND_TOP + 22 * row;
+            let note = format!("bands: {fewest} replicate{} at some points", if fewest == 1 { "" } else { "s" });
+            legend_area.draw(&Text::new(note, (8, y - 7), (FONT, 12)))?;
+            row += 1;
+        }
         if let Some((text, curve)) = theory {
             let style = BLACK.stroke_width(2);
             chart.draw_series(DashedLineSeries::new(curve.iter().copied(), 8, 6, style))?;
@@ -403,6 +437,26 @@ mod tests {
         let mut levels = vec!["50pkt", "5pkt", "20pkt", "10pkt", "reno", "1e-3", "lia"];
         levels.sort_by(|a, b| natural_order(a, b));
         assert_eq!(levels, ["1e-3", "5pkt", "10pkt", "20pkt", "50pkt", "lia", "reno"]);
+    }
+
+    #[test]
+    fn bands_stop_where_the_quantity_does() {
+        // Two replicates of a loss rate, one lossless: the band of 0.001 ± 12.7 × 0.001 would
+        // reach -0.0117; a loss rate is never negative.
+        let (floor, ceiling) = physical_range("loss_rate");
+        let (n, (mean, low, high)) = band(&[0.0, 0.002], floor, ceiling);
+        assert_eq!((n, mean, low), (2, 0.001, 0.0));
+        assert!((high - (0.001 + 12.706 * 0.001)).abs() < 1e-6, "{high}");
+        // A utilization band stops at 1; a goodput band only at 0.
+        let (floor, ceiling) = physical_range("utilization");
+        assert_eq!(band(&[0.98, 1.0], floor, ceiling).1 .2, 1.0);
+        let (floor, ceiling) = physical_range("goodput_bps");
+        let (_, (_, low, high)) = band(&[1.0, 9.0], floor, ceiling);
+        assert_eq!(low, 0.0);
+        assert!(high > 9.0 && high.is_finite());
+        // Inside the range the band is the confidence interval, untouched.
+        let (_, (mean, low, high)) = band(&[0.4, 0.5, 0.6], 0.0, 1.0);
+        assert!((mean - 0.5).abs() < 1e-12 && (high - mean - (mean - low)).abs() < 1e-12 && low > 0.0 && high < 1.0);
     }
 
     #[test]

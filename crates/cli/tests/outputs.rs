@@ -151,6 +151,9 @@ fn plots_summaries_and_batch_scripts_replace_only_their_own_files() {
     assert_eq!(std::fs::read_to_string(p.join("fig.svg")).unwrap(), "<svg>the user's figure</svg>");
     assert!(plot(&["--overwrite"]).status.success());
     assert!(plot(&[]).status.success(), "a plot it drew is replaced");
+    // Two replicates a point: the legend says the bands rest on them.
+    let svg = std::fs::read_to_string(p.join("fig.svg")).unwrap();
+    assert!(svg.contains("bands: 2 replicates at some points"), "no note of the replicates in the legend");
     // The PNG twin follows the same rule.
     std::fs::write(p.join("fig.png"), "the user's picture").unwrap();
     refused(&plot(&[]), "fig.png");

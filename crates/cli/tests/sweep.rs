@@ -252,6 +252,7 @@ fn summary_intervals_match_a_hand_computation_and_plots_are_drawn() {
     for expected in ["goodput (bit/s)", "flow.f.count", "link.l.rate", "5Mbps", "10Mbps"] {
         assert!(text.contains(expected), "{expected} missing from the plot");
     }
+    assert!(!text.contains("replicates at some points"), "three replicates a point need no note");
     // --at keeps the points where a swept key has a value; a value it never takes is an error
     // listing those it does.
     let at = out.join("at.svg");
