@@ -12,8 +12,7 @@
 use std::fs;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use polars::prelude::*;
@@ -140,10 +139,28 @@ fn write_atomic(path: &Path, df: &mut DataFrame, provenance: &Provenance) -> Res
     fs::rename(&tmp, path).map_err(|e| format!("cannot rename {}: {e}", tmp.display()))
 }
 
-/// What one run produced: its tables (in [`tables_of`] order) and its event count.
-struct Outcome {
-    frames: Vec<(&'static str, DataFrame)>,
-    events: u64,
+/// What one run produced, before any table is made of it: plain records, so that the threads
+/// that simulate never call into polars.
+enum Outcome {
+    Packet { out: Box<tcp::RunOutput>, metrics: Vec<topologies::metrics::Metric> },
+    Aimd { scenario: Box<topologies::AimdScenario>, report: Box<aimd::Report> },
+}
+
+impl Outcome {
+    fn events(&self) -> u64 {
+        match self {
+            Outcome::Packet { out, .. } => out.stats.events,
+            Outcome::Aimd { report, .. } => report.events,
+        }
+    }
+
+    /// The run's tables, in [`tables_of`] order.
+    fn frames(&self) -> PolarsResult<Vec<(&'static str, DataFrame)>> {
+        match self {
+            Outcome::Packet { out, metrics } => tables::frames(out, metrics),
+            Outcome::Aimd { scenario, report } => aimd_run::frames(scenario, report),
+        }
+    }
 }
 
 /// The tables every run of this sweep writes.
@@ -151,7 +168,7 @@ fn tables_of(sweep: &Sweep) -> &'static [&'static str] {
     if sweep.is_aimd() { &AIMD_TABLES } else { &TABLES }
 }
 
-/// Runs one simulation; its tables, or why it failed.
+/// Runs one simulation; its records, or why it failed.
 fn simulate(sweep: &Sweep, run: &Run) -> Result<Outcome, String> {
     let experiment = sweep.scenario(run).map_err(|e| e.to_string())?;
     let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<Outcome, String> {
@@ -160,12 +177,12 @@ fn simulate(sweep: &Sweep, run: &Run) -> Result<Outcome, String> {
                 // A sweep writes tables, not packet captures: a `[[capture]]` is for `run`.
                 s.captures.clear();
                 let out = s.build().map_err(|e| e.to_string())?.run();
-                let frames = tables::frames(&out, &s.metrics(&out)).map_err(|e| e.to_string())?;
-                Ok(Outcome { frames, events: out.stats.events })
+                let metrics = s.metrics(&out);
+                Ok(Outcome::Packet { out: Box::new(out), metrics })
             }
             Experiment::Aimd(s) => {
                 let report = aimd::run(&s.model).map_err(|e| e.to_string())?;
-                Ok(Outcome { frames: aimd_run::frames(&s, &report).map_err(|e| e.to_string())?, events: report.events })
+                Ok(Outcome::Aimd { scenario: Box::new(s), report: Box::new(report) })
             }
         }
     }));
@@ -185,22 +202,25 @@ fn stack(acc: &mut Option<DataFrame>, df: DataFrame) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs batch `batch` (the runs `runs`) and writes its files. Returns how many runs failed
+/// A simulated batch on its way to the writer: its index and each run's outcome.
+type Simulated<'a> = (usize, Vec<(&'a Run, Result<Outcome, String>)>);
+
+/// Writes batch `batch` (each run's outcome) into its files. Returns how many runs failed
 /// (recorded in `runs/`); an `Err` is an I/O failure that stops the sweep.
-fn execute(sweep: &Sweep, kinds: &[KeyKind], batch: usize, runs: &[Run], dir: &Path) -> Result<u64, String> {
+fn write_batch(sweep: &Sweep, kinds: &[KeyKind], batch: usize, outcomes: Vec<(&Run, Result<Outcome, String>)>, dir: &Path) -> Result<u64, String> {
     let names = tables_of(sweep);
     let mut tables_acc: Vec<Option<DataFrame>> = vec![None; names.len()];
     let mut runs_acc = None;
     let mut failed = 0;
-    for run in runs {
-        let (status, error, events) = match simulate(sweep, run) {
-            Ok(out) => {
-                for (name, df) in out.frames {
+    for (run, outcome) in outcomes {
+        let (status, error, events) = match outcome.and_then(|o| Ok((o.frames().map_err(|e| e.to_string())?, o.events()))) {
+            Ok((frames, events)) => {
+                for (name, df) in frames {
                     let i = names.iter().position(|n| *n == name).expect("a table of this kind of sweep");
                     let height = df.height();
                     stack(&mut tables_acc[i], prepend(df, run_columns(sweep, kinds, run, height)).map_err(|e| e.to_string())?)?;
                 }
-                ("ok", None, out.events)
+                ("ok", None, events)
             }
             Err(e) => {
                 failed += 1;
@@ -440,44 +460,62 @@ pub fn run_prepared(sweep: &Sweep, args: &SweepArgs) -> Result<(u64, u64, u64), 
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {msg} [{elapsed_precise}, {eta_precise} left]").expect("valid template"),
     );
-    let failed = AtomicU64::new(0);
+    let mut failed = 0;
     bar.set_message("0 failed");
-    // Plain threads taking batches in order, not a rayon pool: a rayon worker waiting in
-    // polars' own pool (building or writing a batch's tables) keeps busy with its pool's other
-    // jobs, so batches nested on one stack until it overflowed (sweeps of ~85 000 runs, or
-    // 4 000 one-millisecond runs two per file). Taken in order, the first batch is also the
-    // first on disk.
-    let next = AtomicUsize::new(0);
+    // Simulations on a pool of their own, each batch's records sent to this thread, which alone
+    // makes and writes tables. The pool's workers never call into polars, whose own pool would
+    // let a waiting worker take up another batch on the same stack (batches nested until the
+    // stack overflowed); here nothing can nest. The channel holds at most one batch a worker,
+    // so memory stays bounded when writing is the slower side.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.jobs.max(1))
+        .thread_name(|i| format!("sweep-{i}"))
+        .build()
+        .map_err(|e| format!("cannot start {} worker threads: {e}", args.jobs))?;
     let stop = AtomicBool::new(false);
-    let first_error: Mutex<Option<String>> = Mutex::new(None);
-    std::thread::scope(|scope| {
+    let next = AtomicUsize::new(0);
+    let (send, receive) = std::sync::mpsc::sync_channel::<Simulated>(args.jobs.max(1));
+    let mut first_error = None;
+    pool.in_place_scope(|scope| {
         for _ in 0..args.jobs.max(1) {
-            scope.spawn(|| {
+            let send = send.clone();
+            let (stop, next, todo) = (&stop, &next, &todo);
+            scope.spawn(move |_| {
+                // Batches taken in order: the first batch is also the first on disk.
                 while !stop.load(Ordering::Relaxed) {
                     let Some((b, runs)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
-                    match execute(sweep, &kinds, *b, runs, &args.out) {
-                        Ok(f) => {
-                            if f > 0 {
-                                let total = failed.fetch_add(f, Ordering::Relaxed) + f;
-                                bar.set_message(format!("{total} failed"));
-                            }
-                            bar.inc(runs.len() as u64);
-                        }
-                        Err(e) => {
-                            stop.store(true, Ordering::Relaxed);
-                            first_error.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
-                        }
+                    let outcomes = runs.iter().map(|run| (run, simulate(sweep, run))).collect();
+                    if send.send((*b, outcomes)).is_err() {
+                        break;
                     }
                 }
             });
         }
+        drop(send);
+        // This thread is not one of the pool's: it alone makes tables and writes them.
+        while let Ok((b, outcomes)) = receive.recv() {
+            let runs = outcomes.len() as u64;
+            match write_batch(sweep, &kinds, b, outcomes, &args.out) {
+                Ok(f) => {
+                    if f > 0 {
+                        failed += f;
+                        bar.set_message(format!("{failed} failed"));
+                    }
+                    bar.inc(runs);
+                }
+                Err(e) => {
+                    stop.store(true, Ordering::Relaxed);
+                    first_error = Some(e);
+                    break;
+                }
+            }
+        }
+        // Workers blocked on a full channel see it closed and stop.
+        drop(receive);
     });
-    let result = match first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        Some(e) => Err(e),
-        None => Ok(()),
-    };
     bar.finish();
-    result?;
-    let failed = failed.load(Ordering::Relaxed);
+    if let Some(e) = first_error {
+        return Err(e);
+    }
     Ok((count(&todo) - failed, failed, skipped))
 }
