@@ -25,15 +25,67 @@ pub enum ParamValue {
     Bool(bool),
 }
 
+/// A parameter's default.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamDefault {
+    /// None: a scenario must give it.
+    Required,
+    /// A number.
+    Number(f64),
+    /// A time, in seconds (written in milliseconds in a scenario and the table).
+    Seconds(f64),
+    /// A word, such as `"inf"`.
+    Word(&'static str),
+    /// A switch.
+    Switch(bool),
+}
+
+impl ParamDefault {
+    /// The default as a scenario would write it (`"required"` if there is none).
+    pub fn written(&self) -> String {
+        match *self {
+            ParamDefault::Required => "required".to_string(),
+            ParamDefault::Number(v) => format!("{v}"),
+            ParamDefault::Seconds(v) => format!("\"{}ms\"", v * 1e3),
+            ParamDefault::Word(w) => format!("\"{w}\""),
+            ParamDefault::Switch(b) => format!("{b}"),
+        }
+    }
+}
+
 /// A parameter a window law accepts.
 #[derive(Clone, Copy, Debug)]
 pub struct ParamSpec {
     /// Its key in a scenario's `cc = { … }` table, such as `"phi"`.
     pub name: &'static str,
-    /// Its default, as written in a scenario (`"required"` if it has none).
-    pub default: &'static str,
+    /// Its default, the one the law is built with when the scenario does not give it.
+    pub default: ParamDefault,
     /// What it means and what values are valid.
     pub meaning: &'static str,
+    /// Which numbers it takes, said as an error says it (`"φ in [0, 2]"`).
+    expected: &'static str,
+    /// Whether a number is one of them.
+    valid: fn(f64) -> bool,
+}
+
+fn positive(v: f64) -> bool {
+    v > 0.0 && v.is_finite()
+}
+
+fn above_one(v: f64) -> bool {
+    v > 1.0 && v.is_finite()
+}
+
+fn non_negative(v: f64) -> bool {
+    v >= 0.0 && v.is_finite()
+}
+
+fn at_least_one(v: f64) -> bool {
+    v >= 1.0 && v.is_finite()
+}
+
+fn any_number(_: f64) -> bool {
+    true
 }
 
 /// One row of the reference table.
@@ -49,17 +101,27 @@ pub struct AlgorithmInfo {
     pub params: &'static [ParamSpec],
     /// The paper (seed number, section or equation) or RFC that defines it.
     pub source: &'static str,
+    /// The law from the parameters a scenario gives (the row's defaults for the others).
+    make: fn(&Params) -> Result<Algorithm, ParamError>,
 }
 
-/// Every window law this build offers, in the order of docs/spec/ALGORITHMS.md.
+/// Every window law this build offers, in the order of docs/spec/ALGORITHMS.md: its name,
+/// law, parameters with their defaults, and how it is made, each said once.
 pub const ALGORITHMS: &[AlgorithmInfo] = &[
-    AlgorithmInfo { name: "reno", increase: "1/w", decrease: "w/2", params: &[], source: "RFC 5681" },
+    AlgorithmInfo { name: "reno", increase: "1/w", decrease: "w/2", params: &[], source: "RFC 5681", make: |_| Ok(Algorithm::Reno) },
     AlgorithmInfo {
         name: "mult-tcp",
         increase: "N/w",
         decrease: "w/(2N)",
-        params: &[ParamSpec { name: "n", default: "required", meaning: "number of TCPs emulated, N ≥ 1" }],
+        params: &[ParamSpec {
+            name: "n",
+            default: ParamDefault::Required,
+            meaning: "number of TCPs emulated, N ≥ 1",
+            expected: "a number N ≥ 1",
+            valid: at_least_one,
+        }],
         source: "seed 004 §II-B.4 (MultTCP)",
+        make: |p| Ok(Algorithm::MultTcp { n: p.number("n")? }),
     },
     AlgorithmInfo {
         name: "uncoupled",
@@ -67,10 +129,13 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
         decrease: "w_r/2",
         params: &[ParamSpec {
             name: "a",
-            default: "1",
+            default: ParamDefault::Number(1.0),
             meaning: "increase scale, a > 0 (1: independent Reno; 1/n²: fair at a shared bottleneck)",
+            expected: "a > 0",
+            valid: positive,
         }],
         source: "seeds 000 (EWTCP), 001",
+        make: |p| Ok(Algorithm::Uncoupled { a: p.number("a")? }),
     },
     AlgorithmInfo {
         name: "coupled",
@@ -78,35 +143,88 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
         decrease: "w_r/2",
         params: &[],
         source: "seed 000 (Coupled; Kelly and Voice)",
+        make: |_| Ok(Algorithm::Coupled),
     },
     AlgorithmInfo {
         name: "semicoupled-phi",
         increase: "a^(2−φ)·w_r^(1−φ)/W^(2−φ)",
         decrease: "w_r/b",
         params: &[
-            ParamSpec { name: "phi", default: "1", meaning: "φ ∈ [0, 2]: 0 is seed 001's COUPLED, 1 SEMICOUPLED, 2 uncoupled" },
-            ParamSpec { name: "a", default: "1", meaning: "a > 0, or \"adaptive\" (RTT compensation, htsim's ε-family; φ < 2)" },
-            ParamSpec { name: "b", default: "2", meaning: "decrease divisor, b > 1" },
+            ParamSpec {
+                name: "phi",
+                default: ParamDefault::Number(1.0),
+                meaning: "φ ∈ [0, 2]: 0 is seed 001's COUPLED, 1 SEMICOUPLED, 2 uncoupled",
+                expected: "φ in [0, 2]",
+                valid: |v| (0.0..=2.0).contains(&v),
+            },
+            ParamSpec {
+                name: "a",
+                default: ParamDefault::Number(1.0),
+                meaning: "a > 0, or \"adaptive\" (RTT compensation, htsim's ε-family; φ < 2)",
+                expected: "a > 0 or \"adaptive\"",
+                valid: positive,
+            },
+            ParamSpec {
+                name: "b",
+                default: ParamDefault::Number(2.0),
+                meaning: "decrease divisor, b > 1",
+                expected: "b > 1",
+                valid: above_one,
+            },
         ],
         source: "seed 001 §4, §5",
+        make: |p| {
+            let phi = p.number("phi")?;
+            let a = match p.get("a") {
+                Some(ParamValue::Text(t)) if t == "adaptive" => {
+                    if phi >= 2.0 {
+                        return Err(p.error("a", "\"adaptive\" needs φ < 2 (at φ = 2 the adaptation is undefined)"));
+                    }
+                    Aggressiveness::Adaptive
+                }
+                _ => Aggressiveness::Fixed(p.number("a")?),
+            };
+            Ok(Algorithm::SemicoupledPhi { phi, a, b: p.number("b")? })
+        },
     },
     AlgorithmInfo {
         name: "coupled-scalable",
         increase: "a",
         decrease: "W/b (at most w_r)",
         params: &[
-            ParamSpec { name: "a", default: "0.01", meaning: "increase per ACK, packets, a > 0" },
-            ParamSpec { name: "b", default: "2", meaning: "divisor of the total window, b > 1" },
+            ParamSpec {
+                name: "a",
+                default: ParamDefault::Number(0.01),
+                meaning: "increase per ACK, packets, a > 0",
+                expected: "a > 0",
+                valid: positive,
+            },
+            ParamSpec {
+                name: "b",
+                default: ParamDefault::Number(2.0),
+                meaning: "divisor of the total window, b > 1",
+                expected: "b > 1",
+                valid: above_one,
+            },
         ],
         source: "seed 001 §2",
+        make: |p| Ok(Algorithm::CoupledScalable { a: p.number("a")?, b: p.number("b")? }),
     },
-    AlgorithmInfo { name: "semicoupled", increase: "1/(τ_r·X)", decrease: "w_r/2", params: &[], source: "seed 000 (Semicoupled)" },
+    AlgorithmInfo {
+        name: "semicoupled",
+        increase: "1/(τ_r·X)",
+        decrease: "w_r/2",
+        params: &[],
+        source: "seed 000 (Semicoupled)",
+        make: |_| Ok(Algorithm::Semicoupled),
+    },
     AlgorithmInfo {
         name: "lia",
         increase: "min(max_k(w_k/τ_k²)/X², 1/w_r)",
         decrease: "w_r/2",
         params: &[],
         source: "RFC 6356; seed 001 §5 (RTT COMPENSATOR); seed 000 (Max)",
+        make: |_| Ok(Algorithm::Lia),
     },
     AlgorithmInfo {
         name: "link-fair",
@@ -114,17 +232,32 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
         decrease: "w_r/2",
         params: &[],
         source: "seed 001 appendix A",
+        make: |_| Ok(Algorithm::LinkFair),
     },
     AlgorithmInfo {
         name: "generalized",
         increase: "x_r/(τ_r·X²)·(1+β(‖x‖_n/x_r−1))·(1+η(x_max/x_r−1))",
         decrease: "(w_r/2)·(1+η(x_max/x_r−1))",
         params: &[
-            ParamSpec { name: "beta", default: "0.2", meaning: "β ≥ 0" },
-            ParamSpec { name: "eta", default: "0.5", meaning: "η ≥ 0" },
-            ParamSpec { name: "n", default: "\"inf\"", meaning: "norm order: a number ≥ 1 or \"inf\"" },
+            ParamSpec { name: "beta", default: ParamDefault::Number(0.2), meaning: "β ≥ 0", expected: "β ≥ 0", valid: non_negative },
+            ParamSpec { name: "eta", default: ParamDefault::Number(0.5), meaning: "η ≥ 0", expected: "η ≥ 0", valid: non_negative },
+            ParamSpec {
+                name: "n",
+                default: ParamDefault::Word("inf"),
+                meaning: "norm order: a number ≥ 1 or \"inf\"",
+                expected: "n ≥ 1 or \"inf\"",
+                valid: at_least_one,
+            },
         ],
         source: "seed 000 eq. 12 via eq. 5 (defaults: Balia's point)",
+        make: |p| {
+            let n = match p.get("n") {
+                None => NormOrder::Infinity,
+                Some(ParamValue::Text(t)) if t == "inf" => NormOrder::Infinity,
+                _ => NormOrder::Finite(p.number("n")?),
+            };
+            Ok(Algorithm::Generalized { beta: p.number("beta")?, eta: p.number("eta")?, n })
+        },
     },
     AlgorithmInfo {
         name: "balia",
@@ -132,25 +265,49 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
         decrease: "(w_r/2)·min(α_r, 1.5)",
         params: &[ParamSpec {
             name: "integer_alpha",
-            default: "false",
+            default: ParamDefault::Switch(false),
             meaning: "true: the Linux module's α floored to an integer before min(α, 1.5)",
+            expected: "true or false",
+            valid: any_number,
         }],
         source: "seed 000 eqs. 1–2",
+        make: |p| Ok(Algorithm::Balia { integer_alpha: p.switch("integer_alpha")? }),
     },
-    AlgorithmInfo { name: "olia", increase: "(w_r/τ_r²)/X² + α_r/w_r", decrease: "w_r/2", params: &[], source: "seed 002 eqs. 3–6" },
+    AlgorithmInfo {
+        name: "olia",
+        increase: "(w_r/τ_r²)/X² + α_r/w_r",
+        decrease: "w_r/2",
+        params: &[],
+        source: "seed 002 eqs. 3–6",
+        make: |_| Ok(Algorithm::Olia),
+    },
     AlgorithmInfo {
         name: "rsf-db",
         increase: "(1/w_r)·min(1, (d − q_r)/q_r), q_r = srtt − min RTT",
         decrease: "w_r/2",
-        params: &[ParamSpec { name: "d", default: "\"100ms\"", meaning: "target delay, a time > 0" }],
+        params: &[ParamSpec {
+            name: "d",
+            default: ParamDefault::Seconds(0.1),
+            meaning: "target delay, a time > 0",
+            expected: "a target delay > 0, such as \"100ms\"",
+            valid: positive,
+        }],
         source: "seed 003 eq. 1",
+        make: |p| Ok(Algorithm::RsfDb { d: p.number("d")? }),
     },
     AlgorithmInfo {
         name: "rsf-lb",
         increase: "(1/w_r)·min(1, (μ − λ_r·l_r)/(λ_r·l_r)), λ_r = w_r/τ_r, l_r = 1/max(l1, l2)",
         decrease: "w_r/2",
-        params: &[ParamSpec { name: "mu", default: "4", meaning: "target loss rate, packets per second, μ > 0" }],
+        params: &[ParamSpec {
+            name: "mu",
+            default: ParamDefault::Number(4.0),
+            meaning: "target loss rate, packets per second, μ > 0",
+            expected: "a target loss rate μ > 0, packets per second",
+            valid: positive,
+        }],
         source: "seed 003 eq. 2",
+        make: |p| Ok(Algorithm::RsfLb { mu: p.number("mu")? }),
     },
 ];
 
@@ -256,6 +413,7 @@ pub struct ParamError {
     pub message: String,
 }
 
+/// The parameters a scenario gives one law, read against that law's row of [`ALGORITHMS`].
 struct Params<'a> {
     info: &'static AlgorithmInfo,
     given: &'a [(String, ParamValue)],
@@ -270,14 +428,31 @@ impl Params<'_> {
         self.given.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
-    fn number(&self, key: &str, default: Option<f64>, valid: impl Fn(f64) -> bool, expected: &str) -> Result<f64, ParamError> {
-        let v = match (self.get(key), default) {
+    fn spec(&self, key: &str) -> &'static ParamSpec {
+        self.info.params.iter().find(|p| p.name == key).expect("a parameter of this law's row")
+    }
+
+    /// The number given for `key`, or its default, checked against the row's valid values.
+    fn number(&self, key: &str) -> Result<f64, ParamError> {
+        let spec = self.spec(key);
+        let v = match (self.get(key), spec.default) {
             (Some(ParamValue::Number(v)), _) => *v,
-            (None, Some(d)) => d,
-            (None, None) => return Err(self.error(key, format!("missing; {} needs {key}: {expected}", self.info.name))),
-            (Some(other), _) => return Err(self.error(key, format!("expected {expected}, got {other:?}"))),
+            (None, ParamDefault::Number(d) | ParamDefault::Seconds(d)) => d,
+            (None, _) => return Err(self.error(key, format!("missing; {} needs {key}: {}", self.info.name, spec.expected))),
+            (Some(other), _) => return Err(self.error(key, format!("expected {}, got {other:?}", spec.expected))),
         };
-        if valid(v) { Ok(v) } else { Err(self.error(key, format!("expected {expected}, got {v}"))) }
+        if (spec.valid)(v) { Ok(v) } else { Err(self.error(key, format!("expected {}, got {v}", spec.expected))) }
+    }
+
+    /// The switch given for `key`, or its default.
+    fn switch(&self, key: &str) -> Result<bool, ParamError> {
+        let spec = self.spec(key);
+        match (self.get(key), spec.default) {
+            (Some(ParamValue::Bool(b)), _) => Ok(*b),
+            (None, ParamDefault::Switch(b)) => Ok(b),
+            (None, _) => Err(self.error(key, format!("missing; {} needs {key}: {}", self.info.name, spec.expected))),
+            (Some(other), _) => Err(self.error(key, format!("expected {}, got {other:?}", spec.expected))),
+        }
     }
 }
 
@@ -297,59 +472,7 @@ impl Algorithm {
             let valid = if valid.is_empty() { "it takes none".to_string() } else { format!("valid: {}", valid.join(", ")) };
             return Err(ParamError { key: key.clone(), message: format!("\"{name}\" has no parameter \"{key}\" ({valid})") });
         }
-        let p = Params { info, given };
-        let positive = |v: f64| v > 0.0 && v.is_finite();
-        let above_one = |v: f64| v > 1.0 && v.is_finite();
-        let non_negative = |v: f64| v >= 0.0 && v.is_finite();
-        Ok(match name {
-            "reno" => Algorithm::Reno,
-            "mult-tcp" => Algorithm::MultTcp { n: p.number("n", None, |v| v >= 1.0 && v.is_finite(), "a number N ≥ 1")? },
-            "uncoupled" => Algorithm::Uncoupled { a: p.number("a", Some(1.0), positive, "a > 0")? },
-            "coupled" => Algorithm::Coupled,
-            "semicoupled-phi" => {
-                let phi = p.number("phi", Some(1.0), |v| (0.0..=2.0).contains(&v), "φ in [0, 2]")?;
-                let a = match p.get("a") {
-                    Some(ParamValue::Text(t)) if t == "adaptive" => {
-                        if phi >= 2.0 {
-                            return Err(p.error("a", "\"adaptive\" needs φ < 2 (at φ = 2 the adaptation is undefined)"));
-                        }
-                        Aggressiveness::Adaptive
-                    }
-                    _ => Aggressiveness::Fixed(p.number("a", Some(1.0), positive, "a > 0 or \"adaptive\"")?),
-                };
-                Algorithm::SemicoupledPhi { phi, a, b: p.number("b", Some(2.0), above_one, "b > 1")? }
-            }
-            "coupled-scalable" => Algorithm::CoupledScalable {
-                a: p.number("a", Some(0.01), positive, "a > 0")?,
-                b: p.number("b", Some(2.0), above_one, "b > 1")?,
-            },
-            "semicoupled" => Algorithm::Semicoupled,
-            "lia" => Algorithm::Lia,
-            "link-fair" => Algorithm::LinkFair,
-            "generalized" => {
-                let n = match p.get("n") {
-                    None => NormOrder::Infinity,
-                    Some(ParamValue::Text(t)) if t == "inf" => NormOrder::Infinity,
-                    _ => NormOrder::Finite(p.number("n", None, |v| v >= 1.0 && v.is_finite(), "n ≥ 1 or \"inf\"")?),
-                };
-                Algorithm::Generalized {
-                    beta: p.number("beta", Some(0.2), non_negative, "β ≥ 0")?,
-                    eta: p.number("eta", Some(0.5), non_negative, "η ≥ 0")?,
-                    n,
-                }
-            }
-            "balia" => Algorithm::Balia {
-                integer_alpha: match p.get("integer_alpha") {
-                    None => false,
-                    Some(ParamValue::Bool(b)) => *b,
-                    Some(other) => return Err(p.error("integer_alpha", format!("expected true or false, got {other:?}"))),
-                },
-            },
-            "olia" => Algorithm::Olia,
-            "rsf-db" => Algorithm::RsfDb { d: p.number("d", Some(0.1), positive, "a target delay > 0, such as \"100ms\"")? },
-            "rsf-lb" => Algorithm::RsfLb { mu: p.number("mu", Some(4.0), positive, "a target loss rate μ > 0, packets per second")? },
-            _ => unreachable!("every name of ALGORITHMS is handled"),
-        })
+        (info.make)(&Params { info, given })
     }
 
     /// The algorithm called `name` with its default parameters.
@@ -397,7 +520,7 @@ pub fn reference_markdown() -> String {
         "| name | increase of w_r per packet acknowledged (congestion avoidance) | decrease per loss | parameters (default) | source |\n|---|---|---|---|---|\n",
     );
     for a in ALGORITHMS {
-        let params: Vec<String> = a.params.iter().map(|p| format!("`{}` = {}: {}", p.name, p.default, p.meaning)).collect();
+        let params: Vec<String> = a.params.iter().map(|p| format!("`{}` = {}: {}", p.name, p.default.written(), p.meaning)).collect();
         let params = if params.is_empty() { "—".to_string() } else { params.join("; ") };
         out.push_str(&format!("| `{}` | `{}` | `{}` | {} | {} |\n", a.name, a.increase, a.decrease, params, a.source));
     }
@@ -416,7 +539,7 @@ mod tests {
     #[test]
     fn every_name_builds_with_its_defaults_except_required_ones() {
         for info in ALGORITHMS {
-            let required = info.params.iter().any(|p| p.default == "required");
+            let required = info.params.iter().any(|p| p.default == ParamDefault::Required);
             let built = Algorithm::from_params(info.name, &[]);
             assert_eq!(built.is_err(), required, "{}", info.name);
             if let Ok(a) = built {

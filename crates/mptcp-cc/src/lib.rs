@@ -29,7 +29,7 @@ pub mod state;
 pub mod sums;
 pub mod uncoupled;
 
-pub use algorithm::{ALGORITHMS, Algorithm, AlgorithmInfo, ParamError, ParamSpec, ParamValue};
+pub use algorithm::{ALGORITHMS, Algorithm, AlgorithmInfo, ParamDefault, ParamError, ParamSpec, ParamValue};
 pub use controller::CoupledController;
 pub use reno::Reno;
 pub use state::SubflowState;

@@ -165,22 +165,9 @@ pub struct Meta {
     pub description: Option<String>,
 }
 
-/// `[sim]`: run-wide settings, which become a `tcp::SimConfig`.
-#[derive(Clone, Debug)]
-pub struct SimModel {
-    /// How long a run simulates, from time zero, warm-up included.
-    pub duration: Time,
-    /// Statistics ignore everything before this, so start-up transients do not count.
-    pub warmup: Time,
-    /// Run seed; every component's random stream is derived from it and the component's name.
-    pub seed: u64,
-    /// Data packet size on the wire, bytes; also the packet of `pkt` sizes and `pps` rates.
-    pub mss: u32,
-    /// ACK size on the wire, bytes (default 40).
-    pub ack_size: u32,
-    /// Time between time-series samples (`None`: no time series).
-    pub sample_interval: Option<Time>,
-}
+/// `[sim]`: run-wide settings, as the simulation takes them (one definition, so no setting
+/// can be read and then lost on the way).
+pub type SimModel = tcp::SimConfig;
 
 /// `[tcp]` or a flow's `tcp` table: a profile and every setting optional, so a flow overrides
 /// only what it sets.

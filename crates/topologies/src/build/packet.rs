@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use sim_core::threshold::ThresholdDropper;
 use sim_core::{BufferLimit, Discipline, Red};
-use tcp::{FlowSpec, LinkIndex, LinkSpec, SimConfig, Simulation};
+use tcp::{FlowSpec, LinkIndex, LinkSpec, Simulation};
 
 use super::LinkNames;
 use crate::error::Result;
@@ -13,21 +13,9 @@ use crate::model::{CcModel, FlowModel, LinkModel, QueueModel, Scenario, TcpModel
 use crate::units::{BufferValue, SizeValue};
 
 impl Scenario {
-    /// `[sim]` as the simulation takes it ([`Scenario::build`] starts from it).
-    pub fn sim_config(&self) -> SimConfig {
-        SimConfig {
-            duration: self.sim.duration,
-            warmup: self.sim.warmup,
-            seed: self.sim.seed,
-            mss: self.sim.mss,
-            ack_size: self.sim.ack_size,
-            sample_interval: self.sim.sample_interval,
-        }
-    }
-
     /// Checks everything that needs the whole scenario and builds the simulation.
     pub fn build(&self) -> Result<Simulation> {
-        let mut sim = Simulation::new(self.sim_config());
+        let mut sim = Simulation::new(self.sim.clone());
         let subflows = self.flows.iter().map(|f| f.paths.len()).max().unwrap_or(1);
         sim.reserve(self.links.len(), self.flows.len(), subflows);
         self.check_sizes()?;
