@@ -1,7 +1,7 @@
-//! Runs htsim's dumbbell once and prints what the README's speed table reports.
+//! Runs htsim's dumbbell once and prints what docs/performance.md's D2 table reports.
 //!
 //! `cargo run --release -p equipoise-benches --bin d2 -- FLOWS DURATION [WARMUP [PROFILE]]`, or under
-//! `valgrind --tool=callgrind` for instruction counts (see README.md, "Speed");
+//! `valgrind --tool=callgrind` for instruction counts (see docs/performance.md, "How it is measured");
 //! `d2 idle N` reports the memory of N flows that have not started.
 
 use std::time::Instant;

@@ -1,7 +1,7 @@
 //! The fluid model's cost: one point of a sweep on the two-link network (read, expand, build
 //! the fluid network, solve the equilibrium with its uniqueness check), and seed 002's FatTree
 //! (k = 8, 128 hosts × 8 LIA subflows, at propagation RTTs and with standing queues; OLIA, the
-//! scenario's own law, at propagation RTTs). README, "Speed".
+//! scenario's own law, at propagation RTTs). docs/performance.md, "The fluid solver".
 
 use criterion::{Criterion, criterion_group, criterion_main};
 

@@ -10,7 +10,7 @@ use polars::prelude::*;
 pub const RUN_COLUMNS: [&str; 3] = ["point", "replicate", "seed"];
 
 /// The unit a column's name ends with (`goodput_bps` is in bit/s), by the results tables'
-/// naming convention (README, "Results").
+/// naming convention (docs/results.md).
 pub fn column_unit(column: &str) -> Option<(&str, &'static str)> {
     [("_bps", "bit/s"), ("_s", "s"), ("_pkts", "packets"), ("_bytes", "bytes")]
         .into_iter()

@@ -258,8 +258,8 @@ pub fn render(system: &FluidSystem, eq: &Equilibrium, constant: &str) -> String 
 }
 
 /// The equilibrium of `system` (`observe` told each stage of the solve), or an error that says
-/// what to try when the solve does not converge: standing queues can be left out (README, "The
-/// fluid model", where the solver fails).
+/// what to try when the solve does not converge: standing queues can be left out (docs/fluid.md,
+/// "Where the solver fails").
 pub fn solve(system: &FluidSystem, observe: &mut dyn FnMut(fluid::Stage)) -> Result<Equilibrium, String> {
     fluid::equilibrium_observed(&system.network, &system.options, observe)
         .map_err(|e| format!("fluid model: {e}{}", hint(&e, has_queues(system))))
@@ -305,9 +305,9 @@ pub fn regime_warning(eq: &Equilibrium, queues: bool) -> Option<String> {
 fn hint(e: &fluid::FluidError, queues: bool) -> &'static str {
     match e {
         fluid::FluidError::NotConverged { .. } if queues => {
-            " (with `--set fluid.queueing=none` the RTTs are the propagation ones, without standing queues; README, \"The fluid model\", lists where the solver fails)"
+            " (with `--set fluid.queueing=none` the RTTs are the propagation ones, without standing queues; docs/fluid.md lists where the solver fails)"
         }
-        fluid::FluidError::NotConverged { .. } => " (README, \"The fluid model\", lists where the solver fails)",
+        fluid::FluidError::NotConverged { .. } => " (docs/fluid.md lists where the solver fails)",
         _ => "",
     }
 }

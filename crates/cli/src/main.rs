@@ -82,7 +82,7 @@ enum Command {
         /// Capture the packets on a link (both directions) as a pcapng file beside the tables
         /// (`capture-LINK.pcapng`; `LINK+LINK` for one file of several links), from every flow
         /// or from the flows named after a colon (a counted flow's group name stands for all
-        /// its copies); repeatable. README, "Packet captures".
+        /// its copies); repeatable. docs/captures.md.
         #[arg(long, value_name = "LINK[+LINK…][:FLOW,…]")]
         capture: Vec<String>,
     },

@@ -100,7 +100,7 @@ fn what_the_model_cannot_represent_fails_by_key_and_writes_nothing() {
 
 /// A solve that does not converge names the worst flow or link and its residual, and says where
 /// to read more: RSF-LB on seed 002's FatTree at k = 4 without queues is a known failure
-/// (README, "The fluid model"; the hint for networks with queues is tested in `fluid_run`).
+/// (docs/fluid.md, "Where the solver fails"; the hint for networks with queues is tested in `fluid_run`).
 /// OLIA, the file's own law, solves at k = 4, its flows' splits reported as not unique
 /// (Theorem 1's best paths tie).
 #[test]

@@ -10,8 +10,8 @@ use crate::solver::{self, Solution};
 #[derive(Clone, Debug, PartialEq)]
 pub enum Uniqueness {
     /// Both solves (see [`Options::check_uniqueness`]) found the same rates: what a unique
-    /// equilibrium gives, though two solves may also meet at one point of a set (README, "The
-    /// fluid model": a solver variant made 33 of Balia's 128 flows agree on the k = 8 FatTree).
+    /// equilibrium gives, though two solves may also meet at one point of a set (docs/fluid.md,
+    /// "The equilibrium": a solver variant made 33 of Balia's 128 flows agree on the k = 8 FatTree).
     Unique,
     /// The two solves found different splits (or totals): the equilibria form a set (COUPLED
     /// on paths of equal loss, seed 001 §3.2) or are several (Balia as written, on identical
@@ -296,7 +296,7 @@ const LAST_WEIGHT: f64 = 1e-9;
 /// traffic, then moves the other paths' windows by many orders of magnitude at once, and the
 /// iteration stalls. The proxy's term keeps every path in use and the equilibrium unique,
 /// and lowering its weight lets the worse paths' windows fall gradually. OLIA on seed 002's
-/// FatTree fails without it (README, "The fluid model").
+/// FatTree fails without it (docs/fluid.md, "How the solver converges").
 fn towards_the_law(m: &Model, windows: &[f64], prices: &[f64], observe: &mut dyn FnMut(Stage)) -> Result<Solution, FluidError> {
     let (mut w, mut v) = (windows.to_vec(), prices.to_vec());
     let mut weight = 1.0;

@@ -207,9 +207,9 @@ enum StepFailure {
     /// at all through a link at its queue's end, where the balance's slope in the path loss,
     /// `−1/q`, is infinite. In the first phase on seed 002's k = 8 FatTree with queues, fourteen
     /// iterations then shrank `Δt` to nothing before the march, which now starts at once (same
-    /// outcomes for every law of the README's FatTree table). Setting that slope to 0 instead
-    /// (the balance is clamped there) made LIA's solve slower (47 iterations of the law rather
-    /// than 28).
+    /// outcomes for every law of docs/performance.md's FatTree table). Setting that slope to 0
+    /// instead (the balance is clamped there) made LIA's solve slower (47 iterations of the law
+    /// rather than 28).
     NotFinite,
 }
 

@@ -1,6 +1,6 @@
 //! A FatTree-sized network (seed 002 §6.2, Fig. 13: 128 hosts, 8 subflows each) and smaller
 //! random networks for every law the solver supports. How fast they solve is measured by the
-//! criterion benchmark `benches/fluid.rs` (README, "Speed"), not here: a timed test fails on a
+//! criterion benchmark `benches/fluid.rs` (docs/performance.md), not here: a timed test fails on a
 //! loaded machine and passes a regression on a fast one.
 
 mod common;

@@ -47,7 +47,7 @@ fn entry_time(e: Entry) -> u64 {
 /// more per event in D2's heap of a handful of entries). Its pop is Floyd's (below): in a
 /// FatTree, whose heap holds one entry per busy link (about 750), that saves 0.7 % of all
 /// instructions over a sift-down with two comparisons per level; a 4-ary heap cost 17 % more
-/// (README, "Speed").
+/// (docs/performance.md, "Lessons").
 #[derive(Default)]
 struct MinHeap {
     entries: Vec<Entry>,

@@ -134,7 +134,7 @@ impl Profile {
     ];
 
     /// The profile of a scenario that names none: Linux, the TCP most of the seeds' experiments
-    /// ran and the one a researcher's own testbed runs (README, "TCP profiles").
+    /// ran and the one a researcher's own testbed runs (docs/tcp-profiles.md).
     pub const SCENARIO_DEFAULT: Profile = Profile::Linux;
 
     /// The name a scenario's `tcp.profile` gives (one of [`Profile::NAMES`]).
@@ -142,7 +142,7 @@ impl Profile {
         Self::NAMES.iter().find(|(_, p)| *p == self).expect("every profile is named").0
     }
 
-    /// The profile's settings. The sources of each value are in README, "TCP profiles".
+    /// The profile's settings. The sources of each value are in docs/tcp-profiles.md.
     pub fn config(self) -> TcpConfig {
         let base = TcpConfig { profile: self, ..TcpConfig::default() };
         match self {

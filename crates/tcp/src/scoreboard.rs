@@ -136,7 +136,7 @@ impl Scoreboard {
     /// The cumulative acknowledgement moved to `una`. Updates RACK from the segments it
     /// delivered (acknowledged at `now`; `min_rtt` filters ambiguous retransmissions).
     /// Inlined, as is [`Scoreboard::rack_detect`]: both run on every ACK of a SACK profile
-    /// (README, "Speed").
+    /// (docs/performance.md, "Lessons").
     #[inline]
     pub fn acked_to(&mut self, una: u64, now: Time, min_rtt: Time) -> Delivered {
         let mut d = Delivered::default();
@@ -270,7 +270,7 @@ impl Scoreboard {
     /// it, not examined before. A segment already resent (by RACK, before DUP_THRESH SACKs
     /// came) stays in flight: only RACK or a timeout finds a retransmission lost (Linux's
     /// `tcp_mark_head_lost` skips what is marked lost, resent or not). Inlined: called on
-    /// every ACK of a SACK profile, and mostly returns at once (README, "Speed").
+    /// every ACK of a SACK profile, and mostly returns at once (docs/performance.md).
     #[inline]
     pub fn mark_dupthresh_losses(&mut self) {
         if self.sacked < DUP_THRESH {
@@ -320,7 +320,7 @@ impl Scoreboard {
 
     /// RACK's scan of the segments never resent, in sequence order, from `rack_from`. Returns
     /// when the first one not yet due will be. Inlined into [`Scoreboard::rack_detect`]: it
-    /// mostly stops at its first segment (README, "Speed").
+    /// mostly stops at its first segment (docs/performance.md).
     #[inline]
     fn rack_scan_in_order(&mut self, now: Time, reo_wnd: Time) -> Time {
         for i in (self.rack_from.max(self.base) - self.base) as usize..self.segments.len() {

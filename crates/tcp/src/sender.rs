@@ -747,8 +747,8 @@ impl SubflowSender {
     }
 
     /// Acknowledgement `ack` arrived at `now`. The common case, new data acknowledged outside
-    /// recovery, is handled here; the rest out of line, which keeps this path short (README,
-    /// "Speed").
+    /// recovery, is handled here; the rest out of line, which keeps this path short
+    /// (docs/performance.md, "Lessons").
     #[inline]
     pub fn on_ack<W: Window>(&mut self, ack: &Ack, now: Time, w: &mut W) -> AckOutcome {
         if ack.next == SYN_SEQ {

@@ -22,7 +22,7 @@ pub struct Metric {
     pub unit: &'static str,
 }
 
-/// Every metric this module computes, with its unit and meaning (for the README and `--help`).
+/// Every metric this module computes, with its unit and meaning (for docs/results.md and `--help`).
 pub const METRICS: &[(&str, &str, &str)] = &[
     ("flows", "count", "flows in the group"),
     ("goodput_mean", "bit/s", "mean goodput of the group's flows, after the warm-up"),

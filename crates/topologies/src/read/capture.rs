@@ -1,5 +1,5 @@
-//! `[[capture]]`: packet captures of the packets arriving at a link (README, "Packet
-//! captures"); the names are checked against the expanded scenario when it is built.
+//! `[[capture]]`: packet captures of the packets arriving at a link (docs/captures.md);
+//! the names are checked against the expanded scenario when it is built.
 
 use toml::Value;
 
