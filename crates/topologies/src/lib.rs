@@ -100,6 +100,11 @@ pub fn load_experiment_text(file: &str, text: &str, sets: &[(String, String)]) -
     Experiment::read(file, &root)
 }
 
+/// The most memory a run may be estimated to need (its links' buffers and packets in flight,
+/// its flows' initial windows): checked before it starts, so that a run that could not finish
+/// is refused with the key to change instead of ending in an allocation failure.
+pub const MEMORY_CAP: u64 = 16_000_000_000;
+
 /// The most bytes a scenario or sweep file may hold: far above any real one (the largest
 /// shipped is tens of kB), and read no further, so that `/dev/zero` or a wrong path to a
 /// dataset is refused at once.

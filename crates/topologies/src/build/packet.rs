@@ -20,17 +20,46 @@ impl Scenario {
         sim.reserve(self.links.len(), self.flows.len(), subflows);
         self.check_sizes()?;
         let index = self.link_index()?;
+        let mut memory = MemoryEstimate::default();
         for link in &self.links {
-            sim.add_link(self.link_spec(link)?);
+            let spec = self.link_spec(link)?;
+            memory.add_link(&link.key, &spec, self.sim.mss);
+            sim.add_link(spec);
         }
         self.check_flow_names()?;
         let mut previous = None;
         for flow in &self.flows {
-            sim.add_flow(self.flow_spec(flow, &index, &mut previous)?);
+            let spec = self.flow_spec(flow, &index, &mut previous)?;
+            memory.add_flow(flow, spec);
+            sim.add_flow(spec);
         }
+        self.check_memory(&memory)?;
         self.add_captures(&mut sim, &index)?;
         self.check_metrics()?;
         Ok(sim)
+    }
+
+    /// Refuses a run whose packets and per-segment records could need more than
+    /// [`crate::MEMORY_CAP`], naming the key that adds the most, before the run starts.
+    fn check_memory(&self, memory: &MemoryEstimate) -> Result<()> {
+        let total = memory.links + memory.flows;
+        if total <= crate::MEMORY_CAP as f64 {
+            return Ok(());
+        }
+        let (key, part, what) = if memory.flows >= memory.links {
+            (&memory.largest_flow.1, memory.flows, "the flows' initial windows (each segment of them a record at its sender, and a packet held in the send jitter when there is one)")
+        } else {
+            (&memory.largest_link.1, memory.links, "the links' buffers and the packets in flight on them")
+        };
+        Err(self.error(
+            key.clone(),
+            format!(
+                "this run could need about {} of memory, {} of it for {what}, above the {} a run may take; make it smaller",
+                gigabytes(total),
+                gigabytes(part),
+                gigabytes(crate::MEMORY_CAP as f64)
+            ),
+        ))
     }
 
     /// The links and flows as the simulation would take them, checked as [`Scenario::build`]
@@ -179,4 +208,93 @@ struct Previous<'a> {
 /// A link position as the simulation addresses links.
 fn link_index(position: usize) -> LinkIndex {
     LinkIndex(position as u32)
+}
+
+/// Bytes a packet takes in the packet arena, which grows by doubling (so up to twice this).
+const PACKET_BYTES: f64 = 2.0 * std::mem::size_of::<sim_core::Packet>() as f64;
+
+/// Bytes a segment outstanding at its sender takes: its scoreboard record (send time and
+/// flags) and the receiver's record of it, each in a growing buffer.
+const SEGMENT_BYTES: f64 = 2.0 * 32.0;
+
+/// An upper bound on a run's memory, from what each link and each flow can hold at once: a
+/// link its buffer and the packets in flight on it; a flow the segments of its initial windows
+/// (sent at once, all outstanding until acknowledged or timed out; later windows are bounded by
+/// what the paths carry and drop), each also a packet while a send jitter holds it.
+#[derive(Default)]
+struct MemoryEstimate {
+    links: f64,
+    flows: f64,
+    /// The link (bytes, key of its buffer) that adds the most.
+    largest_link: (f64, String),
+    /// The flow (bytes, key of its initial window) that adds the most.
+    largest_flow: (f64, String),
+}
+
+impl MemoryEstimate {
+    fn add_link(&mut self, key: &str, spec: &LinkSpec, mss: u32) {
+        let buffer = spec.buffer.in_bytes(mss) as f64 / mss as f64;
+        // In flight one way, and as many ACKs the other.
+        let in_flight = 2.0 * spec.rate.as_bps() as f64 * spec.delay.as_secs_f64() / (8.0 * mss as f64);
+        let bytes = (buffer + in_flight) * PACKET_BYTES;
+        self.links += bytes;
+        if bytes > self.largest_link.0 {
+            self.largest_link = (bytes, format!("{key}.buffer"));
+        }
+    }
+
+    fn add_flow(&mut self, flow: &FlowModel, spec: &FlowSpec) {
+        let held = if spec.tcp.jitter > sim_core::Time::ZERO { PACKET_BYTES } else { 0.0 };
+        let bytes = spec.paths.len() as f64 * spec.tcp.initial_cwnd * (SEGMENT_BYTES + held);
+        self.flows += bytes;
+        if bytes > self.largest_flow.0 {
+            let key = if flow.tcp.initial_cwnd.is_some() { format!("{}.tcp.initial_cwnd", flow.key) } else { "tcp.initial_cwnd".to_string() };
+            self.largest_flow = (bytes, key);
+        }
+    }
+}
+
+/// Bytes as gigabytes, to two significant decimals.
+fn gigabytes(bytes: f64) -> String {
+    format!("{:.2} GB", bytes / 1e9)
+}
+
+#[cfg(test)]
+mod tests {
+    const SCENARIO: &str = r#"
+[sim]
+duration = "1s"
+[tcp]
+jitter = "1ms"
+[[link]]
+name = "l"
+rate = "100Mbps"
+delay = "10ms"
+buffer = "100pkt"
+[[flow]]
+name = "f"
+count = 2000
+paths = [["l"]]
+"#;
+
+    fn built(sets: &[(&str, &str)]) -> Result<(), String> {
+        let sets: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let scenario = crate::load_text("m.toml", SCENARIO, &sets).map_err(|e| e.to_string())?;
+        scenario.build().map(|_| ()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn runs_that_could_exhaust_memory_are_refused_naming_the_key() {
+        built(&[]).unwrap();
+        // 2000 flows sending a million-packet initial window each, held in the send jitter.
+        let e = built(&[("tcp.initial_cwnd", "1000000")]).unwrap_err();
+        assert!(e.starts_with("m.toml: tcp.initial_cwnd: this run could need about") && e.contains("initial windows"), "{e}");
+        let e = built(&[("flow.f.tcp", "{ initial_cwnd = 1000000 }")]).unwrap_err();
+        assert!(e.starts_with("m.toml: flow.f.tcp.initial_cwnd:"), "{e}");
+        // A single flow with that window is well within the cap.
+        built(&[("tcp.initial_cwnd", "1000000"), ("flow.f.count", "1")]).unwrap();
+        // A buffer of four billion packets.
+        let e = built(&[("link.l.buffer", "\"4000000000pkt\"")]).unwrap_err();
+        assert!(e.starts_with("m.toml: link.l.buffer:") && e.contains("buffers"), "{e}");
+    }
 }
