@@ -336,6 +336,14 @@ impl Link {
         }
     }
 
+    /// The packet whose bits are reaching the far end at `now`: its first bit arrived before
+    /// `now`, its last arrives at or after it (only the wire's head can be one).
+    pub fn arriving(&self, arena: &PacketArena, now: Time) -> Option<PacketId> {
+        let head = self.line.head()?;
+        let p = &arena[head];
+        (p.due >= now && p.due.saturating_sub(self.rate.serialization_time(p.size as u64)) < now).then_some(head)
+    }
+
     /// Restarts the maxima from the current queue (at the end of the warm-up, after
     /// [`Link::counters`] brought the link up to date).
     pub fn reset_max(&mut self) {

@@ -170,6 +170,11 @@ impl Network {
         self.links[id.0 as usize].counters(&mut self.packets, now)
     }
 
+    /// The packet whose bits are reaching link `id`'s far end at `now` ([`Link::arriving`]).
+    pub fn arriving(&self, id: LinkId, now: Time) -> Option<PacketId> {
+        self.links[id.0 as usize].arriving(&self.packets, now)
+    }
+
     /// Restarts a link's maxima (at the end of the warm-up).
     pub fn reset_link_max(&mut self, id: LinkId) {
         self.links[id.0 as usize].reset_max();

@@ -123,6 +123,11 @@ impl Receiver {
         self.next
     }
 
+    /// The segments received above the cumulative point, held out of order.
+    pub fn held(&self) -> &SeqSet {
+        &self.out_of_order
+    }
+
     /// Takes data segment `seq`, sent at `sent` (a retransmission if `retransmitted`).
     #[inline]
     pub fn on_data(&mut self, seq: u64, sent: Time, retransmitted: bool) -> AckAction {

@@ -29,6 +29,15 @@ impl SeqSet {
         self.words.get((offset / 64) as usize).is_some_and(|w| w & (1 << (offset % 64)) != 0)
     }
 
+    /// The segments in `from..to` marked received, in order (those below the base, all
+    /// received, are not listed: callers ask from the cumulative point on).
+    pub fn members(&self, from: u64, to: u64) -> impl Iterator<Item = u64> + '_ {
+        let from = from.max(self.base);
+        let words = self.words.len() as u64;
+        let end = to.min(self.base.saturating_add(words * 64));
+        (from..end.max(from)).filter(move |&seq| self.contains(seq))
+    }
+
     /// Given that every segment below `next` is received, returns the first segment at or
     /// after `next` that is not, forgetting everything below it.
     #[inline]
@@ -78,5 +87,17 @@ mod tests {
         assert_eq!(s.advance(201), 201);
         s.insert(201);
         assert_eq!(s.advance(201), 202);
+    }
+
+    #[test]
+    fn members_lists_what_is_held_within_a_range() {
+        let mut s = SeqSet::default();
+        for seq in [5u64, 7, 70, 200] {
+            s.insert(seq);
+        }
+        assert_eq!(s.members(0, u64::MAX).collect::<Vec<_>>(), [5, 7, 70, 200]);
+        assert_eq!(s.members(6, 200).collect::<Vec<_>>(), [7, 70]);
+        assert_eq!(s.members(300, 400).count(), 0);
+        assert_eq!(SeqSet::default().members(0, u64::MAX).count(), 0);
     }
 }

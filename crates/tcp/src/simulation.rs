@@ -13,6 +13,7 @@ use crate::event::{Event, MAX_INDEX};
 use crate::receiver::{Ack, Receiver, ReceiverConfig};
 use crate::records::{FlowRecord, LinkRecord, RunOutput, RunStats, Sample, SubflowRecord};
 use crate::sender::{SenderCounters, SubflowSender};
+use crate::seqset::SeqSet;
 use crate::tap::{CaptureSink, CaptureSpec};
 
 /// Run-wide settings (the `[sim]` table of a scenario).
@@ -111,6 +112,46 @@ struct LinkEntry {
     warm: LinkCounters,
 }
 
+/// The segments the receivers had got, whole or in part, at the end of the warm-up without
+/// delivering them in order: they are the warm-up's, and goodput leaves them out when they are
+/// delivered after it ([`FlowRecord::goodput_bps`]). Only receivers holding some are listed.
+#[derive(Default)]
+struct EarlyData {
+    /// Per global subflow, ascending: the segments its receiver held out of order.
+    held: Vec<(u32, SeqSet)>,
+    /// Per multipath connection, ascending: the data segments held out of order.
+    held_data: Vec<(u32, SeqSet)>,
+    /// The data segments whose first bits had reached their receivers and whose last had not.
+    arriving: Vec<Arriving>,
+}
+
+/// A data segment being received at the end of the warm-up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Arriving {
+    /// Global subflow.
+    subflow: u32,
+    /// Its subflow segment number, if the subflow's receiver had no copy of it yet.
+    seq: Option<u64>,
+    /// Its data segment number, if the connection's receiver had no copy of it yet.
+    data_seq: Option<u64>,
+}
+
+impl EarlyData {
+    fn held(list: &[(u32, SeqSet)], key: u32) -> Option<&SeqSet> {
+        list.binary_search_by_key(&key, |(k, _)| *k).ok().map(|i| &list[i].1)
+    }
+
+    /// Bytes of the segments in `from..to` (`from`: the cumulative point at the end of the
+    /// warm-up) that the receiver held then (`held`) or was receiving (`arriving`).
+    fn bytes(c: &Connection, held: Option<&SeqSet>, arriving: impl Iterator<Item = u64>, from: u64, to: u64, mss: u32) -> u64 {
+        let size = |s: u64| c.bytes_in(s + 1, mss) - c.bytes_in(s, mss);
+        let mut arriving: Vec<u64> = arriving.filter(|s| (from..to).contains(s)).collect();
+        arriving.sort_unstable();
+        arriving.dedup();
+        held.map_or(0, |h| h.members(from, to).map(size).sum::<u64>()) + arriving.into_iter().map(size).sum::<u64>()
+    }
+}
+
 /// Which connection, subflow and side an endpoint number names.
 fn endpoint(global_subflow: u32, receiver: bool) -> u32 {
     global_subflow * 2 + receiver as u32
@@ -132,6 +173,8 @@ pub struct Simulation {
     /// Per subflow, segments its receiver had delivered in order at the end of the warm-up.
     warm_received: Vec<u64>,
     warm_delivered: Vec<u64>,
+    /// What the receivers had got at the end of the warm-up without delivering it in order.
+    warm_early: EarlyData,
     last_sample_acked: Vec<u64>,
     /// The flows' names, one after another; flow `i`'s ends at `name_ends[i]` (one string for
     /// all: a `String` per flow would cost 48 bytes more each).
@@ -163,6 +206,7 @@ impl Simulation {
             warm_senders: Vec::new(),
             warm_received: Vec::new(),
             warm_delivered: Vec::new(),
+            warm_early: EarlyData::default(),
             last_sample_acked: Vec::new(),
             names: String::new(),
             name_ends: Vec::new(),
@@ -466,14 +510,47 @@ impl Simulation {
         // per subflow that flows not yet started need not hold.
         self.warm_senders.clear();
         self.warm_senders.reserve_exact(self.owners.len());
+        let early = &mut self.warm_early;
         for (i, c) in self.conns.iter_mut().enumerate() {
             c.account(now);
             self.warm_delivered[i] = c.delivered();
+            if let Some(m) = c.data.multipath.as_deref().filter(|_| c.multipath())
+                && m.out_of_order.members(c.data.delivered, u64::MAX).next().is_some()
+            {
+                early.held_data.push((i as u32, m.out_of_order.clone()));
+            }
             for (r, s) in c.senders.iter().enumerate() {
+                let g = c.first_subflow as usize + r;
                 self.warm_senders.push(s.counters);
-                self.warm_received[c.first_subflow as usize + r] = c.receivers[r].delivered();
+                let receiver = &c.receivers[r];
+                self.warm_received[g] = receiver.delivered();
+                if receiver.held().members(receiver.delivered(), u64::MAX).next().is_some() {
+                    early.held.push((g as u32, receiver.held().clone()));
+                }
             }
         }
+        // The segments being received: one at most per link, the head of its wire, if the
+        // link is the last of its route.
+        for link in &self.links {
+            let Some(id) = self.ctx.net.arriving(link.id, now) else { continue };
+            let p = &self.ctx.net.packets[id];
+            if let (PacketKind::Data, [_, Hop::Deliver(e), ..]) = (p.kind, self.ctx.net.hops_from(p.hop))
+                && e % 2 == 1
+            {
+                let (conn, r) = self.owners[(e / 2) as usize];
+                let c = &self.conns[conn as usize];
+                let receiver = &c.receivers[r as usize];
+                let new = |s: u64, next: u64, held: Option<&SeqSet>| (s >= next && !held.is_some_and(|h| h.contains(s))).then_some(s);
+                let seq = new(p.seq, receiver.delivered(), Some(receiver.held()));
+                let data_seq = match c.data.multipath.as_deref().filter(|_| c.multipath()) {
+                    Some(m) => new(p.data_seq, c.data.delivered, Some(&m.out_of_order)),
+                    None if c.multipath() => new(p.data_seq, c.data.delivered, None),
+                    None => seq,
+                };
+                early.arriving.push(Arriving { subflow: e / 2, seq, data_seq });
+            }
+        }
+        early.arriving.sort_unstable();
     }
 
     fn sample(&mut self) {
@@ -556,8 +633,20 @@ impl Simulation {
             let until = end.min(c.stop).min(c.completed_at);
             let window = until.saturating_sub(from).as_secs_f64();
             let per_second = |bytes: u64| if window > 0.0 { bytes as f64 * 8.0 / window } else { 0.0 };
+            // What the receiver had got by the end of the warm-up is the warm-up's, though it
+            // is delivered in order after it.
+            let first = c.first_subflow;
+            let early = &self.warm_early;
+            let arriving = &early.arriving[early.arriving.partition_point(|a| a.subflow < first)..];
+            let arriving = &arriving[..arriving.partition_point(|a| a.subflow < first + c.senders.len() as u32)];
+            let held = if c.multipath() { EarlyData::held(&early.held_data, i as u32) } else { EarlyData::held(&early.held, first) };
+            let warm = self.warm_delivered[i];
+            let counted = |to: u64| {
+                let early = EarlyData::bytes(c, held, arriving.iter().filter_map(|a| a.data_seq), warm, to, mss);
+                c.bytes_in(to, mss).saturating_sub(c.bytes_in(warm, mss)).saturating_sub(early)
+            };
             let delivered = c.delivered();
-            let bytes = c.bytes_in(delivered, mss) - c.bytes_in(self.warm_delivered[i], mss);
+            let bytes = counted(delivered);
             // Goodput counts what was delivered within [from, until]: for a flow that stopped
             // before the end (and before completing), what had arrived by its stop.
             let stopped = c.at_stop.as_deref().filter(|_| c.stop == until);
@@ -565,7 +654,7 @@ impl Simulation {
                 Some((d, received)) => (*d, Some(received)),
                 None => (delivered, None),
             };
-            let bytes_by = c.bytes_in(delivered_by, mss).saturating_sub(c.bytes_in(self.warm_delivered[i], mss));
+            let bytes_by = counted(delivered_by);
             let mut totals = SenderCounters::default();
             for (r, s) in c.senders.iter().enumerate() {
                 let g = c.first_subflow as usize + r;
@@ -581,11 +670,13 @@ impl Simulation {
                     flow: shared_name.clone(),
                     subflow: r as u32,
                     path: std::mem::take(&mut path_names[g]),
-                    // What the subflow's receiver got in order within the flow's window.
-                    goodput_bps: per_second(
-                        c.bytes_in(received_by.map_or(c.receivers[r].delivered(), |d| d[r]), mss)
-                            .saturating_sub(c.bytes_in(self.warm_received[g], mss)),
-                    ),
+                    // What the subflow's receiver got and delivered in order within the window.
+                    goodput_bps: per_second({
+                        let (from, to) = (self.warm_received[g], received_by.map_or(c.receivers[r].delivered(), |d| d[r]));
+                        let arriving = arriving.iter().filter(|a| a.subflow == g as u32).filter_map(|a| a.seq);
+                        let early = EarlyData::bytes(c, EarlyData::held(&early.held, g as u32), arriving, from, to, mss);
+                        c.bytes_in(to, mss).saturating_sub(c.bytes_in(from, mss)).saturating_sub(early)
+                    }),
                     mean_cwnd_pkts: if active > 0.0 { d.cwnd_seconds / active } else { 0.0 },
                     mean_srtt_s: if d.rtt_samples > 0 { d.srtt_sum / d.rtt_samples as f64 } else { 0.0 },
                     min_rtt_s: s.rtt.min_rtt().map_or(0.0, Time::as_secs_f64),

@@ -413,6 +413,27 @@ stop = "3s"
     assert!(stopping.bytes_delivered as f64 * 8.0 > 10e6, "{stopping:?}");
 }
 
+/// A link saturated across the warm-up: the segment it was serializing then is the warm-up's,
+/// so neither goodput nor utilization exceeds the link (counted whole, that segment made a
+/// 1 Gb/s flow 1.000005 Gb/s).
+#[test]
+fn a_saturated_link_is_never_exceeded_at_the_warm_up() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/random-loss.toml");
+    let sets: Vec<(String, String)> = [("sim.duration", "1s"), ("sim.warmup", "200ms"), ("link.path.loss", "0")]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let out = topologies::load(&file, &sets).unwrap().build().unwrap().run();
+    let (flow, link) = (&out.flows[0], &out.links[0]);
+    assert_eq!(link.rate_bps, 1e9);
+    assert!(flow.goodput_bps <= 1e9 && out.subflows[0].goodput_bps <= 1e9, "{flow:?}\n{:?}", out.subflows[0]);
+    assert!(flow.bytes_delivered * 8 <= 800_000_000, "{flow:?}");
+    assert!(link.utilization <= 1.0, "{link:?}");
+    // Saturated all the while: short of the link by less than a segment in the 0.8 s.
+    assert!(flow.goodput_bps > 1e9 - 2.0 * 1500.0 * 8.0 / 0.8, "{flow:?}");
+    within_physics("random-loss.toml", &out, 0.0);
+}
+
 #[test]
 fn a_capture_table_is_checked_by_key() {
     let base = format!("{GOOD}\n[[capture]]\n");
