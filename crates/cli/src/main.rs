@@ -331,6 +331,15 @@ fn run(
     };
     scenario.captures.extend(captures::parse(capture)?);
     let mut sim = scenario.build().map_err(|e| format!("{variant}{e}"))?;
+    let packets = scenario.packets_bound();
+    if packets > LONG_RUN_PACKETS && !quiet {
+        eprintln!(
+            "warning: {}: the links could carry up to {packets:.1e} packets in this run (each busy throughout): at {:.0e} packets a second, up to {}",
+            file.display(),
+            PACKETS_PER_SECOND,
+            summary::duration_words(packets / PACKETS_PER_SECOND)
+        );
+    }
     let captured = if scenario.captures.is_empty() {
         None
     } else {
@@ -368,6 +377,11 @@ fn run(
     }
     Ok(())
 }
+
+/// Packets beyond which `run` warns of a long run, and the rate it assumes one core simulates
+/// them at (`equipoise run` prints the measured rate at the end).
+const LONG_RUN_PACKETS: f64 = 1e10;
+const PACKETS_PER_SECOND: f64 = 5e6;
 
 /// `equipoise fluid`.
 fn run_fluid(file: &Path, out: Option<PathBuf>, sets: &[String], quick: bool, overwrite: bool, quiet: bool) -> Result<(), String> {

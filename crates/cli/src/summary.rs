@@ -37,6 +37,19 @@ pub fn count(n: f64) -> String {
 /// Rows shown per table before eliding.
 const MAX_ROWS: usize = 20;
 
+/// A span of wall time in the largest unit that keeps it above one (`2.5 h`, `40 min`, `12 s`).
+pub fn duration_words(seconds: f64) -> String {
+    if seconds >= 86_400.0 {
+        format!("{:.1} days", seconds / 86_400.0)
+    } else if seconds >= 3600.0 {
+        format!("{:.1} h", seconds / 3600.0)
+    } else if seconds >= 60.0 {
+        format!("{:.0} min", seconds / 60.0)
+    } else {
+        format!("{seconds:.0} s")
+    }
+}
+
 /// The summary of a run that took `wall_s` seconds; `clock` says how its time passed
 /// ("simulated", "on the testbed").
 pub fn render(out: &RunOutput, warmup_s: f64, wall_s: f64, clock: &str) -> String {
@@ -145,6 +158,12 @@ pub fn render_metrics(metrics: &[Metric]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wall_times_read_in_their_unit() {
+        let shown: Vec<String> = [12.0, 2400.0, 9000.0, 200_000.0].into_iter().map(duration_words).collect();
+        assert_eq!(shown, ["12 s", "40 min", "2.5 h", "2.3 days"]);
+    }
 
     #[test]
     fn formats() {

@@ -39,6 +39,14 @@ impl Scenario {
         Ok(sim)
     }
 
+    /// An upper bound on the packets a run sends over its links: every link busy for the
+    /// whole run (a warning's estimate of the work, not a limit).
+    pub fn packets_bound(&self) -> f64 {
+        let seconds = self.sim.duration.as_secs_f64();
+        let packets = |l: &LinkModel| self.rate(&format!("{}.rate", l.key), l.rate).map(|r| r.as_bps() as f64 / (8.0 * self.sim.mss as f64));
+        self.links.iter().filter_map(|l| packets(l).ok()).sum::<f64>() * seconds
+    }
+
     /// Refuses a run whose packets and per-segment records could need more than
     /// [`crate::MEMORY_CAP`], naming the key that adds the most, before the run starts.
     fn check_memory(&self, memory: &MemoryEstimate) -> Result<()> {
