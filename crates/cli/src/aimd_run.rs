@@ -15,6 +15,8 @@ use aimd::{Policy, Report, theory};
 use polars::prelude::*;
 use topologies::AimdScenario;
 
+use crate::summary::number;
+
 /// Theorem 1 and the ALL formula for the model, if its connections are identical.
 fn predictions(s: &AimdScenario) -> (Option<f64>, Option<f64>) {
     let c = &s.model.connections;
@@ -76,15 +78,18 @@ pub fn render(s: &AimdScenario, r: &Report, wall: f64) -> String {
     let mut out = String::new();
     let u = r.utilization(m.capacity);
     let _ = writeln!(out, "AIMD model, {} connections, policy {}, {} events measured", m.connections.len(), m.policy.name(), r.events);
+    let u5 = number(u, 5);
     match prediction(s) {
         Some(p) => {
-            let _ = writeln!(out, "utilization {u:.5} (formula {p:.5}, {:+.3} %)", (u / p - 1.0) * 100.0);
+            let off = (u / p - 1.0) * 100.0;
+            let off = if off.is_finite() { format!("{off:+.3}") } else { "-".into() };
+            let _ = writeln!(out, "utilization {u5} (formula {}, {off} %)", number(p, 5));
         }
         None => {
-            let _ = writeln!(out, "utilization {u:.5} (connections differ: no closed form)");
+            let _ = writeln!(out, "utilization {u5} (connections differ: no closed form)");
         }
     }
-    let _ = writeln!(out, "E[X²]/c² {:.5}\n", r.aggregate_second_moment / (m.capacity * m.capacity));
+    let _ = writeln!(out, "E[X²]/c² {}\n", number(r.aggregate_second_moment / (m.capacity * m.capacity), 5));
     let _ = writeln!(out, "{:<12} {:>5} {:>12} {:>14} {:>12}", "group", "count", "mean rate/c", "E[x²]/c² each", "signals");
     let mut first = 0;
     for g in &s.groups {
@@ -93,7 +98,7 @@ pub fn render(s: &AimdScenario, r: &Report, wall: f64) -> String {
         let mean = rows.iter().map(|x| x.mean_rate).sum::<f64>() / k / m.capacity;
         let second = rows.iter().map(|x| x.second_moment).sum::<f64>() / k / (m.capacity * m.capacity);
         let signals: u64 = rows.iter().map(|x| x.signals).sum();
-        let _ = writeln!(out, "{:<12} {:>5} {mean:>12.5} {second:>14.5} {signals:>12}", g.name, g.count);
+        let _ = writeln!(out, "{:<12} {:>5} {:>12} {:>14} {signals:>12}", g.name, g.count, number(mean, 5), number(second, 5));
         first += g.count;
     }
     let _ = writeln!(out, "\n{} events in {wall:.2} s wall", r.events);

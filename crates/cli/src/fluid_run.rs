@@ -34,7 +34,7 @@ use topologies::Scenario;
 use topologies::build::fluid::FluidSystem;
 use topologies::metrics::Metric;
 
-use crate::summary::rate;
+use crate::summary::{number, rate};
 use crate::tables::col;
 
 /// The metrics of a packet run that the fluid model defines too.
@@ -116,7 +116,7 @@ pub fn metrics(scenario: &Scenario, system: &FluidSystem, eq: &Equilibrium) -> V
             load += l.load;
             lost += l.load * l.loss;
         }
-        row.value = if load > 0.0 { lost / load } else { 0.0 };
+        row.value = Some(if load > 0.0 { lost / load } else { 0.0 });
     }
     rows
 }
@@ -216,8 +216,10 @@ pub fn render(system: &FluidSystem, eq: &Equilibrium, constant: &str) -> String 
             .subflows
             .iter()
             .map(|r| match (r.window, r.rate) {
-                (Some(w), Some(x)) => format!("{w:.2}, {}, {:.3}%", rate(goodput(system, x, r.path_loss)), 100.0 * r.path_loss),
-                _ => format!("—, —, {:.3}%", 100.0 * r.path_loss),
+                (Some(w), Some(x)) => {
+                    format!("{}, {}, {}%", number(w, 2), rate(goodput(system, x, r.path_loss)), number(100.0 * r.path_loss, 3))
+                }
+                _ => format!("—, —, {}%", number(100.0 * r.path_loss, 3)),
             })
             .collect();
         let _ = writeln!(
@@ -249,7 +251,14 @@ pub fn render(system: &FluidSystem, eq: &Equilibrium, constant: &str) -> String 
     let width = eq.links.iter().map(|l| l.name.len()).chain([4]).max().unwrap_or(4).min(24);
     let _ = writeln!(s, "\n{:<width$}  {:>12} {:>12} {:>10}", "link", "rate", "utilization", "loss rate");
     for (l, bps) in eq.links.iter().zip(&system.link_bps).take(20) {
-        let _ = writeln!(s, "{:<width$}  {:>12} {:>11.2}% {:>9.4}%", l.name, rate(*bps), 100.0 * l.utilization, 100.0 * l.loss);
+        let _ = writeln!(
+            s,
+            "{:<width$}  {:>12} {:>11}% {:>9}%",
+            l.name,
+            rate(*bps),
+            number(100.0 * l.utilization, 2),
+            number(100.0 * l.loss, 4)
+        );
     }
     if eq.links.len() > 20 {
         let _ = writeln!(s, "… {} more links (all in links.parquet)", eq.links.len() - 20);

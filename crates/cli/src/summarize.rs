@@ -98,6 +98,7 @@ pub fn summarize(dir: &Path) -> Result<String, String> {
         cols.push(Column::new("ci95_low".into(), rows.iter().map(|r| r.mean - r.half).collect::<Vec<_>>()));
         cols.push(Column::new("ci95_high".into(), rows.iter().map(|r| r.mean + r.half).collect::<Vec<_>>()));
         let mut out = DataFrame::new(rows.len(), cols).map_err(|e| e.to_string())?;
+        crate::tables::null_non_finite(&mut out)?;
         let mut bytes = Vec::new();
         ParquetWriter::new(&mut bytes).finish(&mut out).map_err(|e| e.to_string())?;
         files.push((format!("{table}.parquet"), bytes));
@@ -109,14 +110,15 @@ pub fn summarize(dir: &Path) -> Result<String, String> {
         let _ = writeln!(digest, "\n{table}: {headline}, mean ± 95% CI across replicates");
         for r in rows.iter().filter(|r| r.metric == headline) {
             let at: Vec<String> = keys.iter().zip(&point_values[&r.point]).map(|(k, v)| format!("{k}={v}")).collect();
+            let number = |x: f64| if x.is_finite() { format!("{x:.6}") } else { "-".to_string() };
             let _ = writeln!(
                 digest,
-                "  point {:>4} [{}] {:<16} {:>14.6} ± {:<12.6} (n = {})",
+                "  point {:>4} [{}] {:<16} {:>14} ± {:<12} (n = {})",
                 r.point,
                 at.join(", "),
                 r.entity,
-                r.mean,
-                r.half,
+                number(r.mean),
+                number(r.half),
                 r.n
             );
         }

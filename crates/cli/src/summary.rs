@@ -5,10 +5,19 @@ use std::fmt::Write;
 use tcp::RunOutput;
 use topologies::metrics::{Metric, jain_index};
 
-/// `12.3 Mb/s` style, for bits per second.
+/// `12.3 Mb/s` style, for bits per second (`-` for a rate that does not exist).
 pub fn rate(bps: f64) -> String {
+    if !bps.is_finite() {
+        return "-".into();
+    }
     let (scale, unit) = rate_scale(bps);
     format!("{:.2} {unit}", bps / scale)
+}
+
+/// `x` with `decimals` decimals, or `-` for a quantity that does not exist (a ratio over zero,
+/// a mean of nothing): never `inf` or `NaN`.
+pub fn number(x: f64, decimals: usize) -> String {
+    if x.is_finite() { format!("{x:.decimals$}") } else { "-".into() }
 }
 
 /// The prefix a rate in bits per second reads best in: (its scale, the unit's name).
@@ -23,7 +32,9 @@ pub fn rate_scale(bps: f64) -> (f64, &'static str) {
 
 /// `1.23 M` style, for counts.
 pub fn count(n: f64) -> String {
-    if n >= 1e9 {
+    if !n.is_finite() {
+        "-".into()
+    } else if n >= 1e9 {
         format!("{:.2} G", n / 1e9)
     } else if n >= 1e6 {
         format!("{:.2} M", n / 1e6)
@@ -81,11 +92,12 @@ pub fn render(out: &RunOutput, warmup_s: f64, wall_s: f64, clock: &str) -> Strin
     let goodputs: Vec<f64> = out.flows.iter().filter(|f| f.size_bytes.is_none()).map(|f| f.goodput_bps).collect();
     let _ = writeln!(
         s,
-        "{} flow(s), {} bulk: total bulk goodput {}, Jain's index {:.4} (statistics from {warmup_s} s)\n",
+        "{} flow(s), {} bulk: total bulk goodput {}, Jain's index {} (statistics from {} s)\n",
         out.flows.len(),
         goodputs.len(),
         rate(goodputs.iter().sum()),
-        jain_index(&goodputs)
+        number(jain_index(&goodputs), 4),
+        seconds(warmup_s)
     );
 
     let width = out.links.iter().map(|l| l.link.len()).chain([4]).max().unwrap_or(4).min(24);
@@ -97,12 +109,12 @@ pub fn render(out: &RunOutput, warmup_s: f64, wall_s: f64, clock: &str) -> Strin
     for l in out.links.iter().take(MAX_ROWS) {
         let _ = writeln!(
             s,
-            "{:<width$}  {:>12} {:>11.2}% {:>9.3}% {:>8.1} pkt {:>6} pkt",
+            "{:<width$}  {:>12} {:>11}% {:>9}% {:>8} pkt {:>6} pkt",
             l.link,
             rate(l.rate_bps),
-            100.0 * l.utilization,
-            100.0 * l.loss_rate,
-            l.mean_queue_pkts,
+            number(100.0 * l.utilization, 2),
+            number(100.0 * l.loss_rate, 3),
+            number(l.mean_queue_pkts, 1),
             l.max_queue_pkts
         );
     }
@@ -127,7 +139,10 @@ pub fn render(out: &RunOutput, warmup_s: f64, wall_s: f64, clock: &str) -> Strin
 }
 
 /// Seconds to the nanosecond, without a binary fraction's tail (0.2, not 0.19999999999999998).
-fn seconds(s: f64) -> String {
+pub fn seconds(s: f64) -> String {
+    if !s.is_finite() {
+        return "-".into();
+    }
     let text = format!("{s:.9}");
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
@@ -141,11 +156,12 @@ pub fn render_metrics(metrics: &[Metric]) -> String {
     let width = metrics.iter().map(|m| m.group.len()).chain([5]).max().unwrap_or(5).min(24);
     let _ = writeln!(s, "\n{:<18} {:<width$} {:>14}", "metric", "group", "value");
     for m in metrics.iter().take(3 * MAX_ROWS) {
-        let value = match m.unit {
-            "bit/s" => rate(m.value),
-            "s" => format!("{:.4} s", m.value),
-            "count" => format!("{}", m.value),
-            _ => format!("{:.4}", m.value),
+        let value = match (m.value, m.unit) {
+            (None, _) => "-".to_string(),
+            (Some(v), "bit/s") => rate(v),
+            (Some(v), "s") => format!("{v:.4} s"),
+            (Some(v), "count") => format!("{v}"),
+            (Some(v), _) => format!("{v:.4}"),
         };
         let _ = writeln!(s, "{:<18} {:<width$} {:>14}", m.metric, m.group, value);
     }

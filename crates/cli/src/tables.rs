@@ -138,8 +138,27 @@ pub fn frames(out: &RunOutput, metrics: &[Metric]) -> PolarsResult<Vec<(&'static
     Ok(vec![("flows", flows), ("links", links), ("metrics", metrics), ("subflows", subflows), ("timeseries", timeseries)])
 }
 
-/// `df` as Parquet bytes, with `provenance` in the file metadata.
+/// Makes every float of `df` that is not finite null: a quantity that does not exist (a ratio
+/// over zero, a mean of nothing, a value another simulator did not report) is null in every
+/// table this tool writes, never inf or NaN, which readers would average or plot.
+pub fn null_non_finite(df: &mut DataFrame) -> Result<(), String> {
+    let floats: Vec<PlSmallStr> = df.columns().iter().filter(|c| c.dtype() == &DataType::Float64).map(|c| c.name().clone()).collect();
+    for name in floats {
+        let column = df.column(&name).map_err(|e| e.to_string())?;
+        let values = column.as_materialized_series().f64().map_err(|e| e.to_string())?;
+        if values.iter().all(|v| v.is_none_or(f64::is_finite)) {
+            continue;
+        }
+        let finite: Float64Chunked = values.iter().map(|v| v.filter(|x| x.is_finite())).collect();
+        df.with_column(finite.with_name(name).into_column()).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// `df` as Parquet bytes, with `provenance` in the file metadata (floats that are not finite
+/// as nulls: [`null_non_finite`]).
 pub fn encode_parquet(df: &mut DataFrame, provenance: &Provenance) -> Result<Vec<u8>, String> {
+    null_non_finite(df)?;
     // Encoded in memory and written at once: the writer issues thousands of small writes per
     // file, which as system calls cost more than a whole small run of the simulator.
     let mut bytes = Vec::new();

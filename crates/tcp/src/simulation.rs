@@ -574,7 +574,8 @@ impl Simulation {
                     cwnd_pkts: st.cwnd,
                     srtt_s: st.srtt,
                     rate_bps: bits as f64 / dt.as_secs_f64(),
-                    cc_state: c.cc.internal_state(&c.states, r),
+                    // (None before the state exists: LIA's alpha before an RTT sample is 0/0.)
+                    cc_state: c.cc.internal_state(&c.states, r).filter(|x| x.is_finite()),
                 });
             }
         }

@@ -16,8 +16,10 @@ pub struct Metric {
     pub metric: &'static str,
     /// Over which flows or links (`all`, a flow table's name, a link group, `middle/top`).
     pub group: String,
-    /// The value (NaN where undefined, such as a convergence never reached).
-    pub value: f64,
+    /// The value; `None` where the quantity does not exist (a Jain index of flows that all
+    /// delivered nothing, a ratio over zero, a convergence not reached): never infinite or NaN,
+    /// so that tables hold a null and the terminal a dash.
+    pub value: Option<f64>,
     /// Its unit (`s`, `bit/s`, `1` for ratios and fractions, `count`).
     pub unit: &'static str,
 }
@@ -45,7 +47,12 @@ pub const METRICS: &[(&str, &str, &str)] = &[
     (
         "convergence_time",
         "s",
-        "seed 000 footnote 2: time after `after` until the subflow's window first reaches its mean over `reference` ([metrics] convergence); inf if not before the run ends",
+        "seed 000 footnote 2: time after `after` until the subflow's window first reaches its mean over `reference` ([metrics] convergence); null if not before the run ends",
+    ),
+    (
+        "converged",
+        "count",
+        "1 if that window reached its reference before the run ended, 0 if not (convergence_time is then null); null without samples",
     ),
 ];
 
@@ -120,15 +127,19 @@ impl Scenario {
         }
         for c in &self.metrics.convergence {
             let value = self.flows.iter().position(|f| f.name == c.flow).map_or(f64::NAN, |i| convergence_time(out, i as u32, c));
-            push(&mut rows, "convergence_time", &format!("{}.{}", c.flow, c.subflow), value);
+            let group = format!("{}.{}", c.flow, c.subflow);
+            push(&mut rows, "convergence_time", &group, value);
+            push(&mut rows, "converged", &group, if value.is_nan() { f64::NAN } else { f64::from(u8::from(value.is_finite())) });
         }
         rows
     }
 }
 
+/// Adds a row; a value that is not finite (a ratio over zero, a mean of nothing) does not
+/// exist, and is stored as such.
 fn push(rows: &mut Vec<Metric>, metric: &'static str, group: &str, value: f64) {
     let unit = METRICS.iter().find(|(m, _, _)| *m == metric).map_or("1", |(_, u, _)| *u);
-    rows.push(Metric { metric, group: group.to_string(), value, unit });
+    rows.push(Metric { metric, group: group.to_string(), value: value.is_finite().then_some(value), unit });
 }
 
 /// Jain's index (Σx)²/(n·Σx²): 1 when all are equal, 1/n when one takes everything.
@@ -192,8 +203,9 @@ fn flow_metrics(rows: &mut Vec<Metric>, group: &str, flows: &[&FlowRecord], warm
 
 /// Seed 000 footnote 2 on the time series: the reference is the subflow's mean window over
 /// the reference interval; the convergence time is how long after `after` the window first
-/// reaches it: infinite if it never does before the run ends (the run was too short to see it
-/// converge, which is itself the finding "slow to recover"), NaN without samples.
+/// reaches it: infinite if it never does before the run ends (the run is too short to see it
+/// converge, which is itself the finding "slow to recover": the `converged` row keeps it), NaN
+/// without samples.
 fn convergence_time(out: &RunOutput, flow: u32, c: &ConvergenceModel) -> f64 {
     let (from, to) = (c.reference.0.as_secs_f64(), c.reference.1.as_secs_f64());
     let after = c.after.as_secs_f64();

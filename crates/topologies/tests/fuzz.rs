@@ -1,6 +1,7 @@
 //! The scenario fuzzer: scenario text generated from the format's grammar, valid and nearly
 //! valid (wrong types, extreme numbers, keys removed or duplicated, unknown names), must either
-//! run with every packet accounted for and nothing reported beyond physics, or fail with an
+//! run with every packet accounted for, nothing reported beyond physics and no value infinite
+//! or NaN in any table (a quantity that does not exist is null), or fail with an
 //! error naming the file (and the key, where there is one). Never a panic, never an abort, and
 //! never a run stuck at one instant: each case is bounded in simulated events.
 //!
@@ -293,12 +294,43 @@ fn check(text: &str) -> Result<(), TestCaseError> {
             let s = out.stats;
             prop_assert_eq!(s.data_sent, s.data_delivered + s.data_dropped + s.data_in_flight, "packets conserved: {:?}", s);
             common::within_physics("fuzz.toml", &out, scenario.sim.warmup.as_secs_f64());
+            // Every column of every table: the records and the metrics computed from them.
+            let metrics = scenario.metrics(&out);
+            let tables = [
+                ("flows", format!("{:?}", out.flows)),
+                ("subflows", format!("{:?}", out.subflows)),
+                ("links", format!("{:?}", out.links)),
+                ("timeseries", format!("{:?}", out.samples)),
+                ("stats", format!("{:?}", out.stats)),
+                ("metrics", format!("{metrics:?}")),
+            ];
+            for (table, text) in &tables {
+                let bad = non_finite(text);
+                prop_assert!(bad.is_empty(), "{table}: {} not finite", bad.join(", "));
+            }
         }
         Err((progress, advancing)) => {
             prop_assert!(advancing, "stuck at {} after {} events", progress.simulated, progress.events);
         }
     }
     Ok(())
+}
+
+/// The fields of `debug` (records' `Debug` text) holding a float that is not finite, with the
+/// text before each; names and other strings are quoted there, so an unquoted `NaN` or `inf`
+/// is a number.
+fn non_finite(debug: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for word in ["NaN", "inf"] {
+        for (at, _) in debug.match_indices(word) {
+            let before = debug[..at].trim_end_matches('-');
+            let after = &debug[at + word.len()..];
+            if (before.ends_with(": ") || before.ends_with('(')) && after.starts_with([',', ')', ' ', '}', ']']) {
+                found.push(debug[before.len().saturating_sub(40)..at + word.len()].to_string());
+            }
+        }
+    }
+    found
 }
 
 proptest! {
@@ -313,6 +345,13 @@ proptest! {
         let text = scenario(&edits);
         check(&text)?;
     }
+}
+
+#[test]
+fn non_finite_values_are_found_in_records_and_names_are_not() {
+    let text = r#"[Metric { metric: "jain_index", group: "inf", value: Some(NaN), unit: "1" }, L { a: -inf, b: 1.0, c: inf }]"#;
+    assert_eq!(non_finite(text).len(), 3, "{:?}", non_finite(text));
+    assert!(non_finite(r#"[Metric { group: "NaN", value: None }]"#).is_empty());
 }
 
 #[test]
