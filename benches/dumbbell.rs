@@ -52,5 +52,19 @@ fn large_window_recovery(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, dumbbell, large_window_recovery);
+/// The cost of a delivered packet with a window of a million packets against a hundred
+/// (`equipoise_benches::two_path_recovery`): recovery, timeouts and reinjection at that scale.
+fn window_scaling(c: &mut Criterion) {
+    let mut group = c.benchmark_group("window_scaling");
+    group.sample_size(10);
+    for window in [100u64, 1_000_000] {
+        group.throughput(Throughput::Elements(equipoise_benches::two_path_recovery(window).run().stats.data_delivered));
+        group.bench_with_input(BenchmarkId::from_parameter(window), &window, |b, &w| {
+            b.iter_batched(|| equipoise_benches::two_path_recovery(w), |sim| sim.run(), BatchSize::LargeInput)
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, dumbbell, large_window_recovery, window_scaling);
 criterion_main!(benches);

@@ -18,7 +18,7 @@
 //!   outstanding is queued to be sent again on whichever subflow the scheduler picks; the
 //!   subflow itself still recovers its own sequence, as TCP must.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 
 use mptcp_cc::{CoupledController, SubflowState};
 use sim_core::rng::Stream;
@@ -28,7 +28,7 @@ use crate::config::TcpConfig;
 use crate::event::Event;
 use crate::receiver::{Ack, AckAction, DelackWake, Receiver};
 use crate::sender::SubflowSender;
-use crate::seqset::SeqSet;
+use crate::seqset::{SeqBits, SeqSet};
 
 /// The parts of the simulation a connection acts on. Owned by the simulation beside its
 /// connections (not borrowed anew per event), so handing it over costs one pointer.
@@ -101,10 +101,9 @@ pub struct DataLevel {
 pub struct Reassembly {
     /// Data segments to send again on another subflow, in the order they are to go.
     pub reinject: VecDeque<u64>,
-    /// The members of `reinject`, so that queueing a timed-out subflow's window costs its
-    /// length, not its length times the queue's (only looked up, never iterated: no order
-    /// of its own reaches the results).
-    pub queued: HashSet<u64>,
+    /// The members of `reinject` at or above the data-level acknowledgement, so that queueing
+    /// a timed-out subflow's window costs its length, not its length times the queue's.
+    pub queued: SeqBits,
     /// Receiver: data segments held out of order.
     pub out_of_order: SeqSet,
 }
@@ -117,7 +116,7 @@ impl DataLevel {
             && !m.reinject.is_empty()
         {
             while let Some(d) = m.reinject.pop_front() {
-                m.queued.remove(&d);
+                m.queued.remove(d);
                 if d >= self.acked {
                     return Some(d);
                 }

@@ -76,9 +76,9 @@ pub struct Scoreboard {
     /// (and not resent since) or ever resent. The segments never resent were sent in sequence
     /// order, so that scan stops at the first one sent after RACK's reference or not yet due.
     rack_from: u64,
-    /// Retransmissions `(segment, time sent)` in the order they were sent, for RACK's scan of
-    /// resent segments. An entry is stale once its segment is delivered, marked lost again
-    /// or resent later (a newer entry then follows).
+    /// Retransmissions `(segment, time sent)` in the order they were sent (by segment within
+    /// one instant), for RACK's scan of resent segments. An entry is stale once its segment
+    /// is delivered, marked lost again or resent later (a newer entry then follows).
     resent: VecDeque<(u64, Time)>,
 }
 
@@ -124,7 +124,10 @@ impl Scoreboard {
         let flags = s.flags;
         s.sent = now;
         s.flags |= RETRANS | EVER_RETRANS;
-        self.resent.push_back((seq, now));
+        // In (time, sequence) order, so that RACK's scan stops at the first entry sent after
+        // its reference even among the many a single instant can resend.
+        let later = self.resent.iter().rev().take_while(|&&(q, t)| t == now && q > seq).count();
+        self.resent.insert(self.resent.len() - later, (seq, now));
         if flags & RETRANS == 0 {
             self.retransmitted += 1;
         }
@@ -297,16 +300,19 @@ impl Scoreboard {
         }
         self.rack_advanced = false;
         let mut next_timeout = self.rack_scan_in_order(now, reo_wnd);
-        // The resent segments, in the order of their latest transmission.
+        // The resent segments, in the order of their latest transmission (by sequence within
+        // one instant). Stale entries the scan passes are removed as it goes, so no
+        // acknowledgement walks them again: a resent segment still awaited at the front would
+        // otherwise make every later acknowledgement step over all the stale ones behind it.
         self.drop_stale_resent();
         let mut i = 0;
         while let Some(&(seq, sent)) = self.resent.get(i) {
-            i += 1;
-            if self.is_stale(seq, sent) || (sent == self.rack_sent && seq >= self.rack_seq) {
+            if self.is_stale(seq, sent) {
+                i += 1;
                 continue;
             }
-            if sent > self.rack_sent {
-                break; // every entry from here on was sent later still
+            if (sent, seq) >= (self.rack_sent, self.rack_seq) {
+                break; // every entry from here on was sent later still (or after it, that instant)
             }
             let deadline = sent + self.rack_rtt + reo_wnd;
             if deadline > now {
@@ -314,7 +320,9 @@ impl Scoreboard {
                 break; // the entries after it are due later still
             }
             self.mark_lost(seq);
+            i += 1; // now stale: lost again, to be resent
         }
+        self.resent.drain(..i);
         next_timeout
     }
 

@@ -318,6 +318,7 @@ impl Connection {
         let Some(map) = &self.senders[r].data_seqs else { return };
         let acked = self.data.acked;
         let m = self.data.multipath.get_or_insert_default();
+        m.queued.forget_below(acked);
         for &d in map.iter() {
             if d >= acked && m.queued.insert(d) {
                 m.reinject.push_back(d);
