@@ -477,7 +477,11 @@ fn validate(file: &Path, sets: &[String]) -> Result<(), String> {
             Some(p) => format!("; [paper]: {} value(s), {} claim(s)", p.values.len(), p.claims.len()),
             None => String::new(),
         };
-        emit(&format!("{}: ok (sweep: {} points × {} replicates{paper})\n", file.display(), sweep.points.len(), sweep.replicates));
+        let (points, replicates) = (sweep.points.len(), sweep.replicates);
+        // The short variant `sweep --quick` would run, checked too.
+        sweep::quick_variant(sweep)?;
+        emit(&format!("{}: ok (sweep: {points} points × {replicates} replicates{paper})\n", file.display()));
+        emit(&format!("{}: [quick] variant ok\n", file.display()));
         return Ok(());
     }
     match topologies::load_experiment(file, &sets).map_err(|e| e.to_string())? {

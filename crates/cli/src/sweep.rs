@@ -207,7 +207,13 @@ type Simulated<'a> = (usize, Vec<(&'a Run, Result<Outcome, String>)>);
 
 /// Writes batch `batch` (each run's outcome) into its files. Returns how many runs failed
 /// (recorded in `runs/`); an `Err` is an I/O failure that stops the sweep.
-fn write_batch(sweep: &Sweep, kinds: &[KeyKind], batch: usize, outcomes: Vec<(&Run, Result<Outcome, String>)>, dir: &Path) -> Result<u64, String> {
+fn write_batch(
+    sweep: &Sweep,
+    kinds: &[KeyKind],
+    batch: usize,
+    outcomes: Vec<(&Run, Result<Outcome, String>)>,
+    dir: &Path,
+) -> Result<u64, String> {
     let names = tables_of(sweep);
     let mut tables_acc: Vec<Option<DataFrame>> = vec![None; names.len()];
     let mut runs_acc = None;
@@ -315,12 +321,25 @@ pub fn prepare(sweep: &Sweep, args: &SweepArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// The short variant of `sweep` (`sweep --quick`: its base scenario's `[quick]` settings after
+/// every point's values), its first point checked as its run would be: a setting the
+/// scenario's kind does not have is refused before anything runs, naming the sweep file.
+pub fn quick_variant(sweep: Sweep) -> Result<Sweep, String> {
+    let file = sweep.file.clone();
+    let sets = crate::quick_variant(&sweep.scenario_file).map_err(|e| format!("{file}: the [quick] variant: {e}"))?;
+    let listed: Vec<String> = sets.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let failed = |e: topologies::ScenarioError| format!("{file}: the [quick] variant ({}): {e}", listed.join(" "));
+    let quick = sweep.quick(&sets).map_err(failed)?;
+    let first = Run { index: 0, point: 0, replicate: 0, seed: 1 };
+    quick.scenario(&first).and_then(|e| e.check()).map_err(failed)?;
+    Ok(quick)
+}
+
 /// Runs the sweep; returns (runs done now, runs failed now, runs skipped as already done).
 pub fn sweep(args: &SweepArgs) -> Result<(u64, u64, u64), String> {
     let mut sweep = Sweep::load(&args.file).map_err(|e| e.to_string())?;
     if args.quick {
-        let sets = crate::quick_variant(&sweep.scenario_file)?;
-        sweep = sweep.quick(&sets).map_err(|e| e.to_string())?;
+        sweep = quick_variant(sweep)?;
     }
     if args.fluid && sweep.is_aimd() {
         return Err(format!("{}: --fluid: an AIMD-model sweep is a model already; it has no fluid side", args.file.display()));

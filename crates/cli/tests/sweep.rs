@@ -164,6 +164,47 @@ fn a_failing_point_is_recorded_and_the_others_complete() {
     assert!(errors.iter().all(|e| e.contains("sim.warmup: must be shorter than sim.duration")), "{errors:?}");
 }
 
+/// `validate` and `sweep` apply each swept key and the `[quick]` settings as `run --set` does:
+/// a key of the other kind of scenario, or a value wrong at another key, is refused before
+/// anything runs, naming the sweep file and the key.
+#[test]
+fn every_swept_key_is_checked_against_the_scenario_as_a_run_would() {
+    let cases = [
+        ("[grid]\n\"aimd.capacity\" = [2, 3]\n", "sweep.toml: aimd.capacity: this is a network scenario (it has no [aimd] table)"),
+        ("[[zip]]\n\"aimd.events\" = [10]\n\"sim.seed\" = [1]\n", "sweep.toml: aimd.events: this is a network scenario"),
+        ("[grid]\n\"sim.duration\" = [\"500ms\"]\n", "sweep.toml: sim.duration: sim.warmup: must be shorter than sim.duration (500ms)"),
+    ];
+    for (grid, expected) in cases {
+        let (dir, file) = setup("kind", grid);
+        for o in [equipoise(&["validate", file.to_str().unwrap()]), sweep(&file, &dir.join("out"), &[])] {
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(!o.status.success() && err.contains(expected), "expected «{expected}» in «{err}»");
+            assert!(!String::from_utf8_lossy(&o.stdout).contains("ok"));
+        }
+        assert!(!dir.join("out").exists(), "refused before anything is made");
+    }
+    // The base scenario's [quick] settings, which `sweep --quick` applies after each point's.
+    let (dir, file) = setup("quick", "[grid]\n\"sim.seed\" = [1, 2]\n");
+    std::fs::write(dir.join("base.toml"), format!("{SCENARIO}\n[quick]\n\"aimd.events\" = 100\n")).unwrap();
+    let expected = "sweep.toml: the [quick] variant";
+    for o in [equipoise(&["validate", file.to_str().unwrap()]), sweep(&file, &dir.join("out"), &["--quick"])] {
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !o.status.success() && err.contains(expected) && err.contains("quick.\"aimd.events\": this is a network scenario"),
+            "{err}"
+        );
+    }
+    assert!(!dir.join("out").exists(), "refused before anything is made");
+    std::fs::write(dir.join("base.toml"), format!("{SCENARIO}\n[quick]\n\"sim.duration\" = \"500ms\"\n")).unwrap();
+    let o = equipoise(&["validate", file.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains(expected) && err.contains("sim.warmup: must be shorter than sim.duration"), "{err}");
+    // A sweep whose keys all fit validates, [quick] variant included.
+    let (_, file) = setup("fits", GRID);
+    let o = ok(equipoise(&["validate", file.to_str().unwrap()]));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("[quick] variant ok"));
+}
+
 #[test]
 fn bad_sweep_files_name_the_key() {
     let cases = [

@@ -27,6 +27,13 @@ pub fn set_key(root: &mut Table, path: &str, value: Value) -> Result<(), String>
             };
             return set_in_named(items, rest, value, section);
         }
+        // A key of the AIMD model would make a network scenario an AIMD one, refused for its
+        // links and flows: named here as the key it is.
+        "aimd" if !root.contains_key("aimd") => {
+            return Err("this is a network scenario (it has no [aimd] table): aimd.* keys belong to AIMD-model scenarios; \
+                        expected a key of its own sections (sim, tcp, link.<name>, flow.<name>, …)"
+                .into());
+        }
         s if SECTIONS.contains(&s) => {
             root.entry(s).or_insert_with(|| Value::Table(Table::new())).as_table_mut().ok_or_else(|| format!("[{s}] is not a table"))?
         }
@@ -147,5 +154,6 @@ mod tests {
         assert!(set_key(&mut t, "smi.duration", parse_value("1s")).unwrap_err().contains("did you mean \"sim\""));
         assert!(set_key(&mut t, "sim.duration.x", parse_value("1")).unwrap_err().contains("not a table"));
         assert!(set_key(&mut t, "duration", parse_value("1")).is_err());
+        assert!(set_key(&mut t, "aimd.capacity", parse_value("2")).unwrap_err().contains("network scenario"));
     }
 }
