@@ -44,10 +44,9 @@ fn entry_time(e: Entry) -> u64 {
 }
 
 /// A binary min-heap of entries, hand-written on a slice (`std`'s `BinaryHeap<Reverse<_>>` cost
-/// more per event in D2's heap of a handful of entries). Its pop is Floyd's (below): in a
-/// FatTree, whose heap holds one entry per busy link (about 750), that saves 0.7 % of all
-/// instructions over a sift-down with two comparisons per level; a 4-ary heap cost 17 % more
-/// (docs/performance.md, "Lessons").
+/// more per event in D2's heap of a handful of entries). Its pop is Floyd's (below), cheaper than
+/// a sift-down with two comparisons per level in a FatTree's heap of one entry per busy link;
+/// a 4-ary heap cost more (docs/performance.md has the measurements).
 #[derive(Default)]
 struct MinHeap {
     entries: Vec<Entry>,

@@ -6,7 +6,7 @@
 //! (`max(now, previous departure) + size / rate`); departures are applied lazily, in order,
 //! whenever the link is next looked at ([`Link::settle`]). The queue length any arrival sees,
 //! the time-weighted queue integral and the busy time are exactly those of an event per
-//! departure, for one event per packet instead of two (README, "Speed").
+//! departure, for one event per packet instead of two (docs/performance.md).
 
 use rand::RngExt;
 

@@ -185,7 +185,7 @@ impl Receiver {
 impl AckPolicy {
     /// The ACK for segment `seq`, the cumulative `ack` already made (`ack.next` is the
     /// receiver's next expected segment, `out_of_order` what it holds above it). Inlined into
-    /// the event loop: out of line it cost 16 to 27 instructions per packet (README, "Speed").
+    /// the event loop, which out of line costs more per packet (docs/performance.md).
     #[inline]
     fn on_data(&mut self, seq: u64, in_order: bool, mut ack: Ack, out_of_order: &SeqSet) -> AckAction {
         let next = ack.next;

@@ -116,8 +116,8 @@ impl Scoreboard {
     }
 
     /// Out of line, so that a new segment's record stays small enough to be inlined into the
-    /// send path of every profile (inlined, this branch cost `newreno` 25 instructions per
-    /// packet, though it never runs there).
+    /// send path of every profile (inlined, this branch cost `newreno` instructions per packet,
+    /// though it never runs there: docs/performance.md).
     #[inline(never)]
     fn resent_at(&mut self, seq: u64, now: Time) {
         let s = self.at(seq);

@@ -510,7 +510,7 @@ impl SubflowSender {
     /// Arms the timer from `now`: a tail loss probe when one may be sent, else the
     /// retransmission timeout (RACK's reorder timer if earlier). Returns the time of a wake-up
     /// to schedule, if the pending one (if any) would come too late. Always inlined: called
-    /// after every ACK, and `#[inline]` left it out of line (4 instructions per packet more).
+    /// after every ACK, and `#[inline]` left it out of line (docs/performance.md).
     #[inline(always)]
     pub fn arm_timer(&mut self, now: Time) -> Option<Time> {
         let rto = now + self.rtt.timeout();

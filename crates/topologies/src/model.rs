@@ -62,7 +62,7 @@ pub struct CaptureModel {
     pub until: Option<Time>,
 }
 
-/// `[fluid]`: the fluid model's choices (README, "The fluid model").
+/// `[fluid]`: the fluid model's choices (docs/fluid.md).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FluidModel {
     /// `constant`: TCP's square-root-law constant.
@@ -257,8 +257,8 @@ pub struct FlowModel {
     /// random streams.
     pub name: String,
     /// Key path for messages (`flow.<template name>`). This and the other parts every copy of
-    /// a template has alike are shared, not copied: a copy of D2's flow then costs 1 000 fewer
-    /// instructions to make, and the model 272 fewer bytes.
+    /// a template has alike are shared, not copied, so a copy costs less to make and to keep
+    /// (docs/performance.md).
     pub key: Arc<str>,
     /// The congestion-avoidance window law, by name with its parameters.
     pub cc: Arc<CcModel>,

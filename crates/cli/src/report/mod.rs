@@ -38,7 +38,7 @@ pub fn report_one(file: &Path, dataset: &Path, unknowns: Option<usize>) -> Resul
     let sweep = Sweep::load(file).map_err(|e| e.to_string())?;
     let name = file.display().to_string();
     let Some(paper) = &sweep.paper else {
-        return Err(format!("{name}: no [paper] table: nothing to compare (README, \"The paper beside the data\", says how to add one)"));
+        return Err(format!("{name}: no [paper] table: nothing to compare (docs/reproducing.md says how to add one)"));
     };
     let mut data = Dataset { dir: dataset.to_path_buf(), tables: BTreeMap::new() };
     let mut out = String::new();

@@ -59,7 +59,7 @@ impl Scenario {
     }
 
     /// Two flows of one name are an error (records and random streams go by name).
-    /// A set rather than a sort: 280 instructions per flow against 590 for 10 000 flows.
+    /// A set rather than a sort: cheaper per flow for thousands of flows (docs/performance.md).
     pub(crate) fn check_flow_names(&self) -> Result<()> {
         let mut seen = std::collections::HashSet::with_capacity(self.flows.len());
         let Some(twice) = self.flows.iter().find(|f| !seen.insert(f.name.as_str())) else { return Ok(()) };
@@ -150,7 +150,7 @@ impl Scenario {
     }
 
     /// The positions of the links `names`, a path at key path `key()`, made only for an error:
-    /// ten thousand flows are routed on the way to none (1 690 instructions per flow on D2).
+    /// ten thousand flows are routed on the way to none (docs/performance.md).
     /// `at` turns a position into what the caller addresses links by.
     pub(crate) fn route<T>(
         &self,

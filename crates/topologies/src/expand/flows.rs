@@ -61,8 +61,8 @@ pub(super) fn copies(decl: &FlowDecl, routing: Routing) -> Result<Vec<FlowModel>
     Ok(flows)
 }
 
-/// `base.i`. Writing the index alone into a string of the right size costs 300 instructions
-/// less per copy than `format!` of both (770).
+/// `base.i`. Writing the index alone into a string of the right size costs less per copy than
+/// `format!` of both (docs/performance.md).
 fn numbered(base: &str, i: u64) -> String {
     use std::fmt::Write;
     let digits = i.checked_ilog10().map_or(1, |d| d as usize + 1);
