@@ -31,7 +31,7 @@ use fluid::{Equilibrium, Trajectory, Uniqueness};
 use polars::prelude::*;
 use tcp::{FlowRecord, LinkRecord, RunOutput};
 use topologies::Scenario;
-use topologies::build::fluid::FluidSystem;
+use topologies::engines::fluid::FluidSystem;
 use topologies::metrics::Metric;
 
 use crate::summary::{number, rate};

@@ -12,9 +12,10 @@
 //! 2. [`expand`]: the declared scenario to the plain [`Scenario`] ([`model`]): topology
 //!    generators to links and routes, counted flows to copies, traffic generators to flows,
 //!    routes to link names; every random draw of a scenario happens here.
-//! 3. [`build`]: the plain model to what an engine runs: [`build::packet`] cross-checks it
-//!    (link names in paths, thresholds against the packet size) and constructs a
-//!    `tcp::Simulation`.
+//! 3. [`engines`]: the plain model to what each engine runs: [`engines::packet`] cross-checks
+//!    it (link names in paths, thresholds against the packet size) and constructs a
+//!    `tcp::Simulation`; [`engines::fluid`] the fluid model's network, [`engines::ns2`] an ns-2
+//!    script.
 //!
 //! Every error is a [`ScenarioError`] naming the file, the key path and what was expected.
 //! [`metrics`] computes the papers' metrics from a run's records.
@@ -24,7 +25,7 @@
 //! sweep's paper reports.
 
 pub mod aimd_scenario;
-pub mod build;
+pub mod engines;
 pub mod error;
 pub mod expand;
 pub mod metrics;

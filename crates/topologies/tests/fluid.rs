@@ -2,7 +2,7 @@
 //! simulator where both should (long-lived flows, exogenous loss only), and refuses what it
 //! cannot represent by key.
 
-use topologies::build::fluid::FluidSystem;
+use topologies::engines::fluid::FluidSystem;
 use topologies::load_text;
 
 /// Seed 002's FatTree scenario (`scenarios/seed002-fig13.toml`) with `sets` applied, as its

@@ -16,7 +16,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use topologies::Scenario;
-use topologies::build::ns2::Ns2Drop;
+use topologies::engines::ns2::Ns2Drop;
 use topologies::model::CaptureModel;
 
 /// Whether `ns` can run; under CI (`CI` set) its absence is a failure, elsewhere a skip said
@@ -73,7 +73,7 @@ fn equipoise_drops(scenario: &Scenario) -> (Vec<Seen>, tcp::RunOutput) {
 struct Ns2Side {
     drops: Vec<Seen>,
     departures: Vec<f64>,
-    results: topologies::build::ns2::Ns2Results,
+    results: topologies::engines::ns2::Ns2Results,
 }
 
 fn ns2_run(scenario: &Scenario, name: &str) -> Ns2Side {

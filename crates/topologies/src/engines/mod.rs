@@ -1,4 +1,4 @@
-//! Stage 3, build: the plain [`crate::Scenario`] to what an engine runs. [`packet`] builds
+//! Stage 3, the engines: the plain [`crate::Scenario`] to what an engine runs. [`packet`] builds
 //! the packet-level `tcp::Simulation`, checking what needs the whole scenario (names, paths,
 //! thresholds against the packet size, the sizes of what a run records). What both engines
 //! derive the same way (link names, rates, window laws, TCP settings) is here.
