@@ -331,6 +331,9 @@ fn run(
     };
     scenario.captures.extend(captures::parse(capture)?);
     let mut sim = scenario.build().map_err(|e| format!("{variant}{e}"))?;
+    if !quiet {
+        warn_idle_traffic(file, &scenario);
+    }
     let packets = scenario.packets_bound();
     if packets > LONG_RUN_PACKETS && !quiet {
         eprintln!(
@@ -376,6 +379,19 @@ fn run(
         emit(&format!("tables in {}/: {}\n", dir.display(), names.join(", ")));
     }
     Ok(())
+}
+
+/// Warns of each `[[traffic]]` table whose generator drew no flow in this run (a valid run:
+/// its flows are simply absent from the tables).
+fn warn_idle_traffic(file: &Path, scenario: &topologies::Scenario) {
+    for key in &scenario.idle_traffic {
+        eprintln!(
+            "warning: {}: {key}: the generator drew no flow in this run ({} s, seed {}): the tables have no rows of its flows",
+            file.display(),
+            summary::seconds(scenario.sim.duration.as_secs_f64()),
+            scenario.sim.seed
+        );
+    }
 }
 
 /// Packets beyond which `run` warns of a long run, and the rate it assumes one core simulates
@@ -487,6 +503,7 @@ fn validate(file: &Path, sets: &[String]) -> Result<(), String> {
     match topologies::load_experiment(file, &sets).map_err(|e| e.to_string())? {
         Experiment::Packet(scenario) => {
             scenario.build().map_err(|e| e.to_string())?;
+            warn_idle_traffic(file, &scenario);
             emit(&format!("{}: ok ({} links, {} flows)\n", file.display(), scenario.links.len(), scenario.flows.len()));
         }
         Experiment::Aimd(s) => {

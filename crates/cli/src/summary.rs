@@ -10,6 +10,8 @@ pub fn rate(bps: f64) -> String {
     if !bps.is_finite() {
         return "-".into();
     }
+    // (An empty sum is -0.0.)
+    let bps = if bps == 0.0 { 0.0 } else { bps };
     let (scale, unit) = rate_scale(bps);
     format!("{:.2} {unit}", bps / scale)
 }

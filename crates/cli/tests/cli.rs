@@ -277,3 +277,39 @@ fn validate_checks_the_quick_variant_and_names_it() {
     let (ok, text) = check("\"sim.duration\" = \"0s\"");
     assert!(!ok && text.contains("the [quick] variant: ") && text.contains("sim.duration: must be longer than zero"), "{text}");
 }
+
+/// A `[[traffic]]` generator that draws no flow in a short run (seed 003's scenario 7 starts a
+/// flow every 7.5 s on average) gives a valid run: flow tables with no rows and the columns of
+/// any run, the links reported, and a warning naming the table. Without any `[[flow]]` or
+/// `[[traffic]]` table, a scenario is still refused.
+#[test]
+fn a_generator_that_draws_no_flow_gives_empty_tables_and_a_warning() {
+    let scenario = "../../scenarios/seed003-scenario7.toml";
+    let (empty, full) = (scratch("idle"), scratch("busy"));
+    let run = |out: &Path, duration: &str| {
+        let duration = format!("sim.duration={duration}");
+        equipoise(&["run", scenario, "--set", &duration, "--set", "sim.sample_interval=1s", "--seed", "1", "--out", out.to_str().unwrap()])
+    };
+    let o = run(&empty, "5s");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("warning: ../../scenarios/seed003-scenario7.toml: traffic.mp: the generator drew no flow in this run"), "{err}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("0 flow(s)"));
+    assert!(run(&full, "60s").status.success());
+    let read = |d: &Path, t: &str| ParquetReader::new(File::open(d.join(format!("{t}.parquet"))).unwrap()).finish().unwrap();
+    for t in ["flows", "subflows", "timeseries"] {
+        let (e, f) = (read(&empty, t), read(&full, t));
+        assert_eq!(e.height(), 0, "{t}");
+        assert!(f.height() > 0, "{t}: the longer run has flows");
+        assert_eq!(e.schema(), f.schema(), "{t}: the columns of any run");
+    }
+    assert_eq!(read(&empty, "links").height(), 2, "the links are reported");
+    // No flow table at all: an error naming the key.
+    let dir = scratch("no-flows");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("s.toml");
+    std::fs::write(&file, "[sim]\nduration = \"1s\"\n[[link]]\nname = \"l\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\nbuffer = \"10pkt\"\n")
+        .unwrap();
+    let o = equipoise(&["validate", file.to_str().unwrap()]);
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("s.toml: flow: no flows"));
+}

@@ -43,6 +43,9 @@ pub struct Scenario {
     pub fluid: FluidModel,
     /// `[[capture]]` (and `run --capture`): packet captures.
     pub captures: Vec<CaptureModel>,
+    /// The `[[traffic]]` tables (`traffic.<name>`) whose generator drew no flow in this run
+    /// (its arrivals all fell after the end): a valid run, of which the user is warned.
+    pub idle_traffic: Vec<String>,
 }
 
 /// One packet capture: the packets arriving at a link, in front of its queue.
