@@ -21,7 +21,7 @@ pub fn column_unit(column: &str) -> Option<(&str, &'static str)> {
 pub fn read_table(dir: &Path, table: &str) -> Result<DataFrame, String> {
     let folder = dir.join(table);
     let mut files: Vec<_> = std::fs::read_dir(&folder)
-        .map_err(|e| format!("{}: not a sweep dataset ({e})", dir.display()))?
+        .map_err(|e| format!("{}: not a sweep dataset (cannot read {}: {e})", dir.display(), folder.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
         .collect();

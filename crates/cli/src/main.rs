@@ -568,7 +568,7 @@ fn suffixed(dir: PathBuf, suffix: &str) -> PathBuf {
 
 fn write_slurm(file: &Path, out: &Path, args: &slurm::SlurmArgs) -> Result<(), String> {
     let absolute = |p: &Path| std::path::absolute(p).map_err(|e| format!("{}: {e}", p.display()));
-    let program = std::env::current_exe().map_err(|e| e.to_string())?;
+    let program = std::env::current_exe().map_err(|e| format!("cannot find this program's own path (for the job script): {e}"))?;
     let (file, out) = (absolute(file)?, absolute(out)?);
     // Check the sweep and lay out its dataset now, rather than on the cluster.
     let sweep = topologies::sweep::Sweep::load(&file).map_err(|e| e.to_string())?;

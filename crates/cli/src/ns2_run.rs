@@ -80,7 +80,8 @@ pub fn run_ns2(scenario: &Scenario, ns: Option<&Path>) -> Result<Ns2Run, String>
         let message = [said(&out.stderr), said(&out.stdout)].into_iter().filter(|s| !s.is_empty()).collect::<Vec<_>>().join("\n");
         return Err(format!("{} failed ({}):\n{message}", program.display(), out.status));
     }
-    let results = std::fs::read_to_string(&results).map_err(|e| format!("ns-2 wrote no results ({e}); it said:\n{}", said(&out.stderr)))?;
+    let results = std::fs::read_to_string(&results)
+        .map_err(|e| format!("ns-2 wrote no results (cannot read {}: {e}); it said:\n{}", results.display(), said(&out.stderr)))?;
     Ok(Ns2Run { script, results, wall_s })
 }
 

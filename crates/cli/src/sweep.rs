@@ -136,7 +136,7 @@ fn prepend(df: DataFrame, cols: Vec<Column>) -> PolarsResult<DataFrame> {
 fn write_atomic(path: &Path, df: &mut DataFrame, provenance: &Provenance) -> Result<(), String> {
     let tmp = path.with_extension("parquet.tmp");
     tables::write_parquet(&tmp, df, provenance)?;
-    fs::rename(&tmp, path).map_err(|e| format!("cannot rename {}: {e}", tmp.display()))
+    fs::rename(&tmp, path).map_err(|e| format!("cannot rename {} to {}: {e}", tmp.display(), path.display()))
 }
 
 /// What one run produced, before any table is made of it: plain records, so that the threads
@@ -286,6 +286,12 @@ fn runs_of(text: &str) -> Result<(toml::Table, Vec<&str>), &str> {
 /// Prepares the dataset directory: new, or (with `--resume`, or for another shard) one made
 /// by this very sweep.
 pub fn prepare(sweep: &Sweep, args: &SweepArgs) -> Result<(), String> {
+    if fs::metadata(&args.out).is_ok_and(|m| !m.is_dir()) {
+        return Err(format!(
+            "{} exists and is not a directory; a sweep's dataset needs a directory of its own: choose another --out (a file is never replaced)",
+            args.out.display()
+        ));
+    }
     let marker = args.out.join("sweep.toml");
     if marker.exists() {
         let previous = fs::read_to_string(&marker).map_err(|e| format!("cannot read {}: {e}", marker.display()))?;
@@ -298,7 +304,8 @@ pub fn prepare(sweep: &Sweep, args: &SweepArgs) -> Result<(), String> {
                 args.out.display()
             ));
         }
-    } else if args.out.exists() && fs::read_dir(&args.out).map_err(|e| e.to_string())?.next().is_some() {
+    } else if args.out.exists() && fs::read_dir(&args.out).map_err(|e| format!("cannot read {}: {e}", args.out.display()))?.next().is_some()
+    {
         return Err(format!("{} exists and is not a sweep dataset; choose another --out", args.out.display()));
     }
     for t in tables_of(sweep).iter().chain(["runs"].iter()) {
@@ -306,7 +313,7 @@ pub fn prepare(sweep: &Sweep, args: &SweepArgs) -> Result<(), String> {
         fs::create_dir_all(&folder).map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
         // Leftovers of an interrupted run's writes; their runs are not marked done.
         if args.resume {
-            for entry in fs::read_dir(&folder).map_err(|e| e.to_string())?.flatten() {
+            for entry in fs::read_dir(&folder).map_err(|e| format!("cannot read {}: {e}", folder.display()))?.flatten() {
                 if entry.path().extension().is_some_and(|x| x == "tmp") {
                     let _ = fs::remove_file(entry.path());
                 }
@@ -314,11 +321,8 @@ pub fn prepare(sweep: &Sweep, args: &SweepArgs) -> Result<(), String> {
         }
     }
     // Written by whichever shard comes first; identical for all of them.
-    let tmp = args.out.join(format!("sweep.toml.tmp-{}", std::process::id()));
-    fs::write(&tmp, &sweep.text).and_then(|_| fs::rename(&tmp, &marker)).map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
-    let tmp = args.out.join(format!("scenario.toml.tmp-{}", std::process::id()));
-    fs::write(&tmp, &sweep.scenario_text).and_then(|_| fs::rename(&tmp, args.out.join("scenario.toml"))).map_err(|e| e.to_string())?;
-    Ok(())
+    crate::output::write_file_atomically(&marker, sweep.text.as_bytes())?;
+    crate::output::write_file_atomically(&args.out.join("scenario.toml"), sweep.scenario_text.as_bytes())
 }
 
 /// The short variant of `sweep` (`sweep --quick`: its base scenario's `[quick]` settings after

@@ -94,6 +94,26 @@ fn a_file_in_place_of_the_directory_is_never_replaced() {
     assert!(left.iter().all(|n| !n.contains(".old-") && !n.contains(".tmp-")), "{left:?}");
 }
 
+/// `--out FILE` (a regular file) and `--out FILE/sub`, for a run and a sweep: each error names
+/// the path and what it is, never only the system's "Not a directory", and the file is kept.
+#[test]
+fn an_out_path_through_a_file_is_refused_naming_it() {
+    let p = project("out-file");
+    std::fs::write(p.join("s.toml"), format!("scenario = {:?}\n[grid]\n\"sim.seed\" = [1]\n", scenario())).unwrap();
+    let sweep = |out: &str| equipoise_in(&p, &["sweep", "s.toml", "--out", out, "--quiet"]);
+    let path = |o: &Output, path: &str, what: &str| {
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(path) && err.contains(what), "expected {path:?} and {what:?} in {err}");
+        assert!(!err.starts_with("error: Not a directory"), "{err}");
+    };
+    path(&run(&p, Some("notes.txt"), &[]), "notes.txt exists and is not a directory", "choose another --out");
+    path(&sweep("notes.txt"), "notes.txt exists and is not a directory", "choose another --out");
+    path(&run(&p, Some("notes.txt/sub"), &[]), "cannot write into notes.txt/sub", "Not a directory");
+    path(&sweep("notes.txt/sub"), "cannot create notes.txt/sub/", "Not a directory");
+    path(&equipoise_in(&p, &["summarize", "notes.txt"]), "notes.txt: not a sweep dataset (cannot read notes.txt/", "Not a directory");
+    intact(&p);
+}
+
 #[test]
 fn a_symlink_is_written_through_and_kept() {
     let p = project("symlink");

@@ -114,7 +114,8 @@ impl Entry {
     /// from then on; other threads stay where they are).
     pub fn enter(&self) -> Result<(), String> {
         let name = &self.0;
-        let file = File::open(Path::new("/run/netns").join(name)).map_err(|e| format!("cannot open namespace {name}: {e}"))?;
+        let path = Path::new("/run/netns").join(name);
+        let file = File::open(&path).map_err(|e| format!("cannot open namespace {name} ({}): {e}", path.display()))?;
         nix::sched::setns(file, nix::sched::CloneFlags::CLONE_NEWNET).map_err(|e| format!("cannot enter namespace {name}: {e}"))
     }
 }
