@@ -1,5 +1,7 @@
 //! Checks the scenario tests share: what no run may report.
 
+use std::collections::BTreeMap;
+
 /// What no run can report: a loss rate outside [0, 1], a link busy more than all the time, a
 /// flow (or subflow) faster than the links into its receiver, or, for flows that start after
 /// the warm-up, faster than the slowest link of its paths. (Goodput counts what the receiver
@@ -7,17 +9,22 @@
 /// then; a flow the warm-up cuts may still deliver what a slower link further up passed before
 /// it, queued behind a faster one.)
 pub fn within_physics(name: &str, out: &tcp::RunOutput, warmup: f64) {
-    let rate =
-        |link: String| out.links.iter().find(|l| l.link == link).map(|l| l.rate_bps).unwrap_or_else(|| panic!("{name}: no link {link:?}"));
+    // Indexed by name, so that the check stays linear in the flows (runs of a million).
+    let rates: BTreeMap<&str, f64> = out.links.iter().map(|l| (l.link.as_str(), l.rate_bps)).collect();
+    let rate = |link: &str| *rates.get(link).unwrap_or_else(|| panic!("{name}: no link {link:?}"));
+    let mut subflows_of: BTreeMap<&str, Vec<&tcp::SubflowRecord>> = BTreeMap::new();
+    for s in &out.subflows {
+        subflows_of.entry(&*s.flow).or_default().push(s);
+    }
+    let subflows_of = |flow: &str| subflows_of.get(flow).map_or(&[][..], Vec::as_slice);
     for l in &out.links {
         assert!((0.0..=1.0).contains(&l.loss_rate), "{name}: link {} loss rate {}", l.link, l.loss_rate);
         assert!(l.utilization <= 1.0 + 1e-12, "{name}: link {} utilization {}", l.link, l.utilization);
     }
     for f in &out.flows {
-        let subflows: Vec<_> = out.subflows.iter().filter(|s| s.flow == f.flow).collect();
         let mut into_receiver = 0.0;
-        for s in &subflows {
-            let last = rate(path_links(&s.path, out).pop().expect("a path has a link"));
+        for s in subflows_of(&f.flow) {
+            let last = rate(path_links(&s.path, &rates).pop().expect("a path has a link"));
             assert!(
                 s.goodput_bps <= last * (1.0 + 1e-9),
                 "{name}: {} subflow {} at {} b/s into {}",
@@ -36,10 +43,9 @@ pub fn within_physics(name: &str, out: &tcp::RunOutput, warmup: f64) {
         );
     }
     for f in out.flows.iter().filter(|f| f.start_s >= warmup) {
-        let subflows: Vec<_> = out.subflows.iter().filter(|s| s.flow == f.flow).collect();
         let mut capacity = 0.0;
-        for s in &subflows {
-            let bottleneck = path_links(&s.path, out).into_iter().map(rate).fold(f64::INFINITY, f64::min);
+        for s in subflows_of(&f.flow) {
+            let bottleneck = path_links(&s.path, &rates).into_iter().map(rate).fold(f64::INFINITY, f64::min);
             assert!(
                 s.goodput_bps <= bottleneck * (1.0 + 1e-9),
                 "{name}: {} subflow {} at {} b/s over {}",
@@ -56,14 +62,16 @@ pub fn within_physics(name: &str, out: &tcp::RunOutput, warmup: f64) {
 
 /// The links of a subflow's `path` (names joined by `>`; generated link names contain `>`
 /// themselves, so the shortest run of pieces naming a link is taken each time).
-fn path_links(path: &str, out: &tcp::RunOutput) -> Vec<String> {
+fn path_links<'a>(path: &str, links: &BTreeMap<&'a str, f64>) -> Vec<&'a str> {
     let pieces: Vec<&str> = path.split('>').collect();
-    let mut links = Vec::new();
+    let mut found = Vec::new();
     let mut i = 0;
     while i < pieces.len() {
-        let j = (i + 1..=pieces.len()).find(|&j| out.links.iter().any(|l| l.link == pieces[i..j].join(">"))).expect("a link");
-        links.push(pieces[i..j].join(">"));
+        let (j, link) = (i + 1..=pieces.len())
+            .find_map(|j| links.get_key_value(pieces[i..j].join(">").as_str()).map(|(k, _)| (j, *k)))
+            .expect("a link");
+        found.push(link);
         i = j;
     }
-    links
+    found
 }
