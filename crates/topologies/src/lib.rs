@@ -102,7 +102,7 @@ pub fn load_experiment_text(file: &str, text: &str, sets: &[(String, String)]) -
 }
 
 /// The most memory a run may be estimated to need (its links' buffers and packets in flight,
-/// its flows' initial windows): checked before it starts, so that a run that could not finish
+/// its flows' initial windows, its flows' and subflows' own state): checked before it starts, so that a run that could not finish
 /// is refused with the key to change instead of ending in an allocation failure.
 pub const MEMORY_CAP: u64 = 16_000_000_000;
 

@@ -15,12 +15,15 @@ use crate::units::{BufferValue, SizeValue};
 impl Scenario {
     /// Checks everything that needs the whole scenario and builds the simulation.
     pub fn build(&self) -> Result<Simulation> {
+        // The flows' own state is allocated as they are added: checked before any of it.
+        let mut memory = MemoryEstimate::default();
+        memory.add_state(&self.flows);
+        self.check_memory(&memory, crate::MEMORY_CAP)?;
         let mut sim = Simulation::new(self.sim.clone());
         let subflows = self.flows.iter().map(|f| f.paths.len()).max().unwrap_or(1);
         sim.reserve(self.links.len(), self.flows.len(), subflows);
         self.check_sizes()?;
         let index = self.link_index()?;
-        let mut memory = MemoryEstimate::default();
         for link in &self.links {
             let spec = self.link_spec(link)?;
             memory.add_link(&link.key, &spec, self.sim.mss);
@@ -33,7 +36,7 @@ impl Scenario {
             memory.add_flow(flow, spec);
             sim.add_flow(spec);
         }
-        self.check_memory(&memory)?;
+        self.check_memory(&memory, crate::MEMORY_CAP)?;
         self.add_captures(&mut sim, &index)?;
         self.check_metrics()?;
         Ok(sim)
@@ -43,19 +46,31 @@ impl Scenario {
     /// whole run (a warning's estimate of the work, not a limit).
     pub fn packets_bound(&self) -> f64 {
         let seconds = self.sim.duration.as_secs_f64();
-        let packets = |l: &LinkModel| self.rate(&format!("{}.rate", l.key), l.rate).map(|r| r.as_bps() as f64 / (8.0 * self.sim.mss as f64));
+        let packets =
+            |l: &LinkModel| self.rate(&format!("{}.rate", l.key), l.rate).map(|r| r.as_bps() as f64 / (8.0 * self.sim.mss as f64));
         self.links.iter().filter_map(|l| packets(l).ok()).sum::<f64>() * seconds
     }
 
-    /// Refuses a run whose packets and per-segment records could need more than
-    /// [`crate::MEMORY_CAP`], naming the key that adds the most, before the run starts.
-    fn check_memory(&self, memory: &MemoryEstimate) -> Result<()> {
-        let total = memory.links + memory.flows;
-        if total <= crate::MEMORY_CAP as f64 {
+    /// Refuses a run whose packets, per-segment records and flows' state could need more than
+    /// `cap` bytes ([`crate::MEMORY_CAP`]), naming the key that adds the most, before the run
+    /// starts.
+    fn check_memory(&self, memory: &MemoryEstimate, cap: u64) -> Result<()> {
+        let total = memory.links + memory.flows + memory.state;
+        if total <= cap as f64 {
             return Ok(());
         }
-        let (key, part, what) = if memory.flows >= memory.links {
-            (&memory.largest_flow.1, memory.flows, "the flows' initial windows (each segment of them a record at its sender, and a packet held in the send jitter when there is one)")
+        let (key, part, what) = if memory.state >= memory.flows.max(memory.links) {
+            (
+                &memory.largest_group.1,
+                memory.state,
+                "the flows' own state (about 0.4 kB a flow and 1.2 kB a subflow: connections, routes, records)",
+            )
+        } else if memory.flows >= memory.links {
+            (
+                &memory.largest_flow.1,
+                memory.flows,
+                "the flows' initial windows (each segment of them a record at its sender, and a packet held in the send jitter when there is one)",
+            )
         } else {
             (&memory.largest_link.1, memory.links, "the links' buffers and the packets in flight on them")
         };
@@ -65,7 +80,7 @@ impl Scenario {
                 "this run could need about {} of memory, {} of it for {what}, above the {} a run may take; make it smaller",
                 gigabytes(total),
                 gigabytes(part),
-                gigabytes(crate::MEMORY_CAP as f64)
+                gigabytes(cap as f64)
             ),
         ))
     }
@@ -225,6 +240,12 @@ const PACKET_BYTES: f64 = 2.0 * std::mem::size_of::<sim_core::Packet>() as f64;
 /// flags) and the receiver's record of it, each in a growing buffer.
 const SEGMENT_BYTES: f64 = 2.0 * 32.0;
 
+/// Bytes a flow and each of its subflows take whatever they send: the flow's model and
+/// records, and each subflow's sender, receiver, routes and records (measured: 10^5 flows of 1
+/// and of 8 paths built and run).
+const FLOW_BYTES: f64 = 400.0;
+const SUBFLOW_BYTES: f64 = 1200.0;
+
 /// An upper bound on a run's memory, from what each link and each flow can hold at once: a
 /// link its buffer and the packets in flight on it; a flow the segments of its initial windows
 /// (sent at once, all outstanding until acknowledged or timed out; later windows are bounded by
@@ -237,9 +258,31 @@ struct MemoryEstimate {
     largest_link: (f64, String),
     /// The flow (bytes, key of its initial window) that adds the most.
     largest_flow: (f64, String),
+    /// The flows' and subflows' own state.
+    state: f64,
+    /// The `[[flow]]` or `[[traffic]]` table (bytes of its flows' state, the key that makes
+    /// them many) that adds the most.
+    largest_group: (f64, String),
 }
 
 impl MemoryEstimate {
+    fn add_state(&mut self, flows: &[FlowModel]) {
+        // Copies of one table are consecutive: each run of a key is that table's flows.
+        for copies in flows.chunk_by(|a, b| a.key == b.key) {
+            let bytes: f64 = copies.iter().map(|f| FLOW_BYTES + f.paths.len() as f64 * SUBFLOW_BYTES).sum();
+            self.state += bytes;
+            if bytes > self.largest_group.0 {
+                let key = &copies[0].key;
+                let key = match copies.len() {
+                    _ if key.starts_with("traffic.") => key.to_string(),
+                    1 => format!("{key}.paths"),
+                    _ => format!("{key}.count"),
+                };
+                self.largest_group = (bytes, key);
+            }
+        }
+    }
+
     fn add_link(&mut self, key: &str, spec: &LinkSpec, mss: u32) {
         let buffer = spec.buffer.in_bytes(mss) as f64 / mss as f64;
         // In flight one way, and as many ACKs the other.
@@ -256,7 +299,8 @@ impl MemoryEstimate {
         let bytes = spec.paths.len() as f64 * spec.tcp.initial_cwnd * (SEGMENT_BYTES + held);
         self.flows += bytes;
         if bytes > self.largest_flow.0 {
-            let key = if flow.tcp.initial_cwnd.is_some() { format!("{}.tcp.initial_cwnd", flow.key) } else { "tcp.initial_cwnd".to_string() };
+            let key =
+                if flow.tcp.initial_cwnd.is_some() { format!("{}.tcp.initial_cwnd", flow.key) } else { "tcp.initial_cwnd".to_string() };
             self.largest_flow = (bytes, key);
         }
     }
@@ -304,5 +348,19 @@ paths = [["l"]]
         // A buffer of four billion packets.
         let e = built(&[("link.l.buffer", "\"4000000000pkt\"")]).unwrap_err();
         assert!(e.starts_with("m.toml: link.l.buffer:") && e.contains("buffers"), "{e}");
+    }
+
+    #[test]
+    fn the_flows_own_state_counts_and_names_the_count() {
+        // 2 000 flows of 8 paths, against a cap lowered below their state (2 000 × (0.4 kB +
+        // 8 × 1.2 kB) = 20 MB): the limits allow a thousand times as many, 20 GB.
+        let sets: Vec<(String, String)> = vec![("flow.f.paths".into(), format!("[{}]", vec!["[\"l\"]"; 8].join(", ")))];
+        let scenario = crate::load_text("m.toml", SCENARIO, &sets).unwrap();
+        let mut memory = super::MemoryEstimate::default();
+        memory.add_state(&scenario.flows);
+        assert_eq!(memory.state, 2000.0 * (super::FLOW_BYTES + 8.0 * super::SUBFLOW_BYTES));
+        scenario.check_memory(&memory, 21_000_000).unwrap();
+        let e = scenario.check_memory(&memory, 19_000_000).unwrap_err().to_string();
+        assert!(e.starts_with("m.toml: flow.f.count: this run could need about 0.02 GB") && e.contains("own state"), "{e}");
     }
 }
