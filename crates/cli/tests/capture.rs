@@ -161,4 +161,17 @@ fn a_capture_naming_nothing_or_too_much_is_refused() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("capture[0]: the captures could take up to"), "{err}");
     assert!(!dir.join("o").exists(), "nothing is written");
+    // Just above the cap: the estimate and the cap read apart (64 captures of a 1 s run of
+    // the dumbbell's 100 Mb/s bottleneck: 268.83 MB against 268.44 MB, not 0.27 GB twice).
+    let mut args = vec!["run", "../../scenarios/dumbbell.toml", "--set", "sim.duration=1s", "--set", "sim.warmup=0s"];
+    for _ in 0..64 {
+        args.extend(["--capture", "bottleneck"]);
+    }
+    let out = dir.join("many");
+    args.extend(["--out", out.to_str().unwrap()]);
+    let o = equipoise(&args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let sizes: Vec<&str> = err.split(" MB").filter_map(|part| part.rsplit(' ').next()).take(2).collect();
+    assert!(!o.status.success() && err.contains("(bottleneck for 1s)"), "{err}");
+    assert!(sizes.len() == 2 && sizes[0] != sizes[1] && sizes[0].parse::<f64>().unwrap() > sizes[1].parse().unwrap(), "{err}");
 }

@@ -313,3 +313,13 @@ fn a_generator_that_draws_no_flow_gives_empty_tables_and_a_warning() {
     let o = equipoise(&["validate", file.to_str().unwrap()]);
     assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("s.toml: flow: no flows"));
 }
+
+/// Seconds print as they were written: 200 ms of warm-up is 0.2 s, not 0.19999999999999998.
+#[test]
+fn durations_print_without_a_binary_tail() {
+    let dir = scratch("seconds");
+    let o = equipoise(&["run", SCENARIO, "--set", "sim.duration=1.3s", "--set", "sim.warmup=200ms", "--out", dir.to_str().unwrap()]);
+    let printed = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(printed.contains("(statistics from 0.2 s)") && printed.contains("\n1.3 s simulated"), "{printed}");
+}

@@ -103,7 +103,9 @@ impl fmt::Display for Time {
         } else if ps.is_multiple_of(Self::PS_PER_SEC) {
             write!(f, "{}s", ps / Self::PS_PER_SEC)
         } else if ps >= Self::PS_PER_SEC {
-            write!(f, "{}s", self.as_secs_f64())
+            // The digits of the picoseconds themselves: through an f64, 1.3 s reads 1.2999999999999998s.
+            let fraction = format!("{:012}", ps % Self::PS_PER_SEC);
+            write!(f, "{}.{}s", ps / Self::PS_PER_SEC, fraction.trim_end_matches('0'))
         } else if ps.is_multiple_of(1_000_000_000) {
             write!(f, "{}ms", ps / 1_000_000_000)
         } else if ps.is_multiple_of(1_000_000) {
@@ -126,5 +128,7 @@ mod tests {
         assert_eq!(Time::try_from_secs_f64(-1.0), None);
         assert_eq!(Time::try_from_secs_f64(f64::NAN), None);
         assert_eq!(Time::from_ms(250).to_string(), "250ms");
+        assert_eq!(Time::from_ms(1_300).to_string(), "1.3s");
+        assert_eq!((Time::from_secs(3) + Time(1)).to_string(), "3.000000000001s");
     }
 }

@@ -63,6 +63,16 @@ fn lookup(unit: &str, table: &[(&str, f64)]) -> Option<f64> {
     table.iter().find(|(u, _)| *u == unit).map(|&(_, f)| f)
 }
 
+/// An estimate of bytes above a cap, both in one unit (MB below a gigabyte, GB from one) with
+/// as many decimals as it takes for them to read apart, down to whole bytes: a refusal shows
+/// by how much the cap is exceeded (not "0.27 GB; at most 0.27 GB").
+pub fn sizes_apart(estimate: f64, cap: f64) -> (String, String) {
+    let (scale, unit, whole) = if estimate.max(cap) >= 1e9 { (1e9, "GB", 9) } else { (1e6, "MB", 6) };
+    let show = |x: f64, d: usize| format!("{:.d$} {unit}", x / scale);
+    let d = (2..whole).find(|&d| show(estimate, d) != show(cap, d)).unwrap_or(whole);
+    (show(estimate, d), show(cap, d))
+}
+
 /// Parses a non-negative time such as `"250us"`.
 pub fn parse_time(s: &str) -> Result<Time, String> {
     let expected = || format!("expected a time with a unit (ps, ns, us, ms, s, min) such as \"5ms\", got \"{s}\"");
@@ -129,5 +139,13 @@ mod tests {
         assert_eq!(parse_buffer("100ms"), Ok(BufferValue::Time(Time::from_ms(100))));
         assert_eq!(parse_buffer("10pkt"), Ok(BufferValue::Size(SizeValue::Packets(10.0))));
         assert!(parse_buffer("10").is_err());
+    }
+
+    #[test]
+    fn sizes_above_a_cap_read_apart_from_it() {
+        assert_eq!(sizes_apart(268_500_000.0, 268_435_456.0), ("268.50 MB".into(), "268.44 MB".into()));
+        assert_eq!(sizes_apart(268_436_000.0, 268_435_456.0), ("268.436 MB".into(), "268.435 MB".into()));
+        assert_eq!(sizes_apart(16_000_000_100.0, 16e9), ("16.0000001 GB".into(), "16.0000000 GB".into()));
+        assert_eq!(sizes_apart(2.5e10, 16e9), ("25.00 GB".into(), "16.00 GB".into()));
     }
 }

@@ -40,7 +40,8 @@ impl Scenario {
             // Arrivals are at most what a link carries plus what it drops: bounded by twice its
             // rate in full-sized packets, and as many ACKs the other way (with a flow filter,
             // that share of the flows crossing it).
-            let seconds = (until - c.from).as_secs_f64();
+            let span = until - c.from;
+            let seconds = span.as_secs_f64();
             let mut bps = 0.0;
             for (&link, name) in links.iter().zip(&c.links) {
                 let rate = self.rate(&format!("{}.rate", self.links[link].key), self.links[link].rate)?.as_bps() as f64;
@@ -56,13 +57,12 @@ impl Scenario {
             let packets = 4.0 * bps * seconds / (8.0 * self.sim.mss as f64);
             total += capture::estimated_size(packets.ceil() as u64);
             if total > MAX_CAPTURE_BYTES {
+                let (estimate, cap) = crate::units::sizes_apart(total as f64, MAX_CAPTURE_BYTES as f64);
                 return Err(self.error(
                     &c.key,
                     format!(
-                        "the captures could take up to {:.2} GB ({} for {seconds} s); at most {:.2} GB: narrow them with `from`/`until` or a `flows` filter",
-                        total as f64 / 1e9,
+                        "the captures could take up to {estimate} ({} for {span}); at most {cap}: narrow them with `from`/`until` or a `flows` filter",
                         c.links.join(" + "),
-                        MAX_CAPTURE_BYTES as f64 / 1e9
                     ),
                 ));
             }
