@@ -74,13 +74,12 @@ impl Scenario {
         } else {
             (&memory.largest_link.1, memory.links, "the links' buffers and the packets in flight on them")
         };
+        let (total, limit) = crate::units::sizes_apart(total, cap as f64);
+        let (part, _) = crate::units::sizes_apart(part, cap as f64);
         Err(self.error(
             key.clone(),
             format!(
-                "this run could need about {} of memory, {} of it for {what}, above the {} a run may take; make it smaller",
-                gigabytes(total),
-                gigabytes(part),
-                gigabytes(cap as f64)
+                "this run could need about {total} of memory, {part} of it for {what}, above the {limit} a run may take; make it smaller"
             ),
         ))
     }
@@ -306,11 +305,6 @@ impl MemoryEstimate {
     }
 }
 
-/// Bytes as gigabytes, to two significant decimals.
-fn gigabytes(bytes: f64) -> String {
-    format!("{:.2} GB", bytes / 1e9)
-}
-
 #[cfg(test)]
 mod tests {
     const SCENARIO: &str = r#"
@@ -354,13 +348,13 @@ paths = [["l"]]
     fn the_flows_own_state_counts_and_names_the_count() {
         // 2 000 flows of 8 paths, against a cap lowered below their state (2 000 × (0.4 kB +
         // 8 × 1.2 kB) = 20 MB): the limits allow a thousand times as many, 20 GB.
-        let sets: Vec<(String, String)> = vec![("flow.f.paths".into(), format!("[{}]", vec!["[\"l\"]"; 8].join(", ")))];
+        let sets: Vec<(String, String)> = vec![("flow.f.paths".into(), format!("[{}]", ["[\"l\"]"; 8].join(", ")))];
         let scenario = crate::load_text("m.toml", SCENARIO, &sets).unwrap();
         let mut memory = super::MemoryEstimate::default();
         memory.add_state(&scenario.flows);
         assert_eq!(memory.state, 2000.0 * (super::FLOW_BYTES + 8.0 * super::SUBFLOW_BYTES));
         scenario.check_memory(&memory, 21_000_000).unwrap();
         let e = scenario.check_memory(&memory, 19_000_000).unwrap_err().to_string();
-        assert!(e.starts_with("m.toml: flow.f.count: this run could need about 0.02 GB") && e.contains("own state"), "{e}");
+        assert!(e.starts_with("m.toml: flow.f.count: this run could need about 20.00 MB") && e.contains("above the 19.00 MB"), "{e}");
     }
 }
