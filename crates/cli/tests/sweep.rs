@@ -377,3 +377,100 @@ fn thousands_of_tiny_runs_in_small_batches() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(std::fs::read_dir(dir.join("data/runs")).unwrap().count(), 2000);
 }
+
+/// `equipoise args`, failed if it runs longer than `seconds`: a refusal that hangs is a failure,
+/// not a stuck test. (Output goes to files, so that a full pipe cannot stall the child.)
+fn equipoise_within(seconds: u64, dir: &Path, args: &[&str]) -> Output {
+    use std::time::{Duration, Instant};
+    let (out, err) = (dir.join("stdout"), dir.join("stderr"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_equipoise"))
+        .args(args)
+        .stdout(File::create(&out).unwrap())
+        .stderr(File::create(&err).unwrap())
+        .spawn()
+        .expect("the binary runs");
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("{args:?}: still running after {seconds} s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output { status, stdout: std::fs::read(out).unwrap(), stderr: std::fs::read(err).unwrap() }
+}
+
+/// Grids too large for the limits over the heaviest scenario to check (a fat-tree, a build per
+/// level), and input paths that are no files, are refused within seconds, naming the file,
+/// the key and the path, before anything is made.
+#[test]
+fn huge_grids_and_special_files_are_refused_within_seconds() {
+    let dir = std::env::temp_dir().join(format!("equipoise-sweep-{}-refused", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fat_tree = std::path::absolute("../../scenarios/seed002-fig13.toml").unwrap();
+    let levels = |n: usize, f: &dyn Fn(usize) -> String| format!("[{}]", (0..n).map(f).collect::<Vec<_>>().join(", "));
+    let integers = |n: usize| levels(n, &|i| (i + 1).to_string());
+    let rates = levels(4, &|i| format!("\"{}Mbps\"", 10 * (i + 1)));
+    let grids = [
+        (
+            format!("[grid]\n\"topology.rate\" = {}\n\"sim.seed\" = {}\n", levels(1001, &|i| format!("\"{}Mbps\"", i + 1)), integers(1000)),
+            "grid: the factors' levels (1001 × 1000) multiply to more than 1000000 points",
+        ),
+        (
+            format!(
+                "[grid]\n\"sim.seed\" = {0}\n\"tcp.initial_cwnd\" = {0}\n\"tcp.min_ssthresh\" = {0}\n\"tcp.quick_acks\" = {0}\n",
+                integers(65_536)
+            ),
+            "grid: the factors' levels (65536 × 65536 × 65536 × 65536) multiply to more than 1000000 points",
+        ),
+        (
+            format!("replicates = 40\n[grid]\n\"topology.rate\" = {rates}\n\"sim.seed\" = {}\n", integers(65_536)),
+            "replicates: 262144 points × 40 replicates is more than 10000000 runs",
+        ),
+    ];
+    let out = dir.join("out");
+    let sweep_file = dir.join("sweep.toml");
+    let sweep_path = sweep_file.to_str().unwrap();
+    for (grid, expected) in &grids {
+        std::fs::write(&sweep_file, format!("scenario = {:?}\n{grid}", fat_tree.display().to_string())).unwrap();
+        for args in [vec!["validate", sweep_path], vec!["sweep", sweep_path, "--out", out.to_str().unwrap()]] {
+            let o = equipoise_within(10, &dir, &args);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(!o.status.success() && err.contains(&format!("{sweep_path}: {expected}")), "{:?}: {err}", args[0]);
+            assert!(!out.exists(), "{:?}: nothing made", args[0]);
+        }
+    }
+    // Paths that are no files: devices without end, a FIFO nobody writes, a directory.
+    let fifo = dir.join("fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let folder = dir.join("folder");
+    std::fs::create_dir(&folder).unwrap();
+    let specials = [
+        ("/dev/zero", "larger than 4 MiB"),
+        ("/dev/urandom", "larger than 4 MiB"),
+        (fifo.to_str().unwrap(), "a FIFO or socket, not a file"),
+        (folder.to_str().unwrap(), "a directory, not a file"),
+    ];
+    for (path, expected) in specials {
+        std::fs::write(&sweep_file, format!("scenario = {path:?}\n[grid]\n\"sim.seed\" = [1, 2]\n")).unwrap();
+        let cases = [
+            (vec!["validate", path], format!("{path}: {expected}")),
+            (vec!["run", path, "--out", out.to_str().unwrap()], format!("{path}: {expected}")),
+            (vec!["sweep", path, "--out", out.to_str().unwrap()], format!("{path}: {expected}")),
+            (vec!["validate", sweep_path], format!("{sweep_path}: scenario: {path}: {expected}")),
+            (vec!["sweep", sweep_path, "--out", out.to_str().unwrap()], format!("{sweep_path}: scenario: {path}: {expected}")),
+        ];
+        for (args, message) in cases {
+            let o = equipoise_within(10, &dir, &args);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(!o.status.success() && err.contains(&message), "{args:?}: expected «{message}» in «{err}»");
+            assert!(!out.exists(), "{args:?}: nothing made");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -112,11 +112,24 @@ pub const MEMORY_CAP: u64 = 16_000_000_000;
 pub const MAX_INPUT_BYTES: u64 = 4 << 20;
 
 /// The text of the input file at `path`, refused beyond [`MAX_INPUT_BYTES`] before more is
-/// read (special files included), naming the file.
+/// read (special files included), naming the file. A FIFO or socket is refused unopened:
+/// opening a FIFO waits for a writer, which may never come.
 pub fn read_input(path: &Path) -> Result<String> {
     use std::io::Read;
     let file = path.display().to_string();
     let cannot = |e: std::io::Error| ScenarioError::new(&file, "", format!("cannot read the file: {e}"));
+    if let Ok(kind) = std::fs::metadata(path).map(|m| m.file_type()) {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileTypeExt;
+            if kind.is_fifo() || kind.is_socket() {
+                return Err(ScenarioError::new(&file, "", "a FIFO or socket, not a file; give the path of a scenario or sweep file"));
+            }
+        }
+        if kind.is_dir() {
+            return Err(ScenarioError::new(&file, "", "a directory, not a file; give the path of a scenario or sweep file"));
+        }
+    }
     let mut bytes = Vec::new();
     std::fs::File::open(path).and_then(|f| f.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes)).map_err(cannot)?;
     if bytes.len() as u64 > MAX_INPUT_BYTES {
