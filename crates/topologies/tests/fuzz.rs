@@ -3,10 +3,14 @@
 //! run with every packet accounted for, nothing reported beyond physics and no value infinite
 //! or NaN in any table (a quantity that does not exist is null), or fail with an
 //! error naming the file (and the key, where there is one). Never a panic, never an abort, and
-//! never a run stuck at one instant: each case is bounded in simulated events.
+//! never a run stuck at one instant: each case is bounded in simulated events, wall time and
+//! memory.
 //!
-//! `PROPTEST_CASES` sets the number of cases (2 000 by default here) and `PROPTEST_RNG_SEED`
-//! the seed; `scripts/fuzz` runs long campaigns.
+//! Cases come in classes ([`Class`]): edits of a small scenario, and the heavy classes (huge
+//! windows through timeouts, a send jitter over huge windows, huge counts).
+//! `PROPTEST_CASES` sets the number of cases (2 000 by default here), `PROPTEST_RNG_SEED`
+//! the seed, `FUZZ_WEIGHTS` the classes' shares and `FUZZ_COUNTS` a file to write each
+//! class's count to; `scripts/fuzz-campaign` runs long campaigns on every core.
 
 mod common;
 
@@ -279,41 +283,70 @@ fn scenario(edits: &[Edit]) -> String {
 /// far fewer.
 const BUDGET: u64 = 200_000;
 
-fn check(text: &str) -> Result<(), TestCaseError> {
+/// What became of a case that passed.
+enum Outcome {
+    /// Refused with this error, which names the file.
+    Refused(topologies::ScenarioError),
+    /// Ran to its end.
+    Completed,
+    /// Advanced through its budget of events before its end.
+    Budgeted,
+}
+
+fn check(text: &str) -> Result<Outcome, TestCaseError> {
     let built = topologies::load_text("fuzz.toml", text, &[]).and_then(|s| s.build().map(|sim| (s, sim)));
     let (scenario, sim) = match built {
         Err(e) => {
             let message = e.to_string();
             prop_assert!(message.starts_with("fuzz.toml: ") && message.len() > "fuzz.toml: ".len(), "an error names the file: {message}");
-            return Ok(());
+            return Ok(Outcome::Refused(e));
         }
         Ok(built) => built,
     };
-    match sim.run_budgeted(BUDGET) {
+    let mut run = sim.run_budgeted(BUDGET);
+    if let Err((_, false)) = run {
+        // Time that stands still through the budget's second half may be one busy instant:
+        // every subflow starting at once, or each segment of initial windows in a send jitter
+        // too short to spread them. Given a few events for each, the run must move on.
+        let (_, flows) = scenario.specs().expect("the scenario was built");
+        let jittered = |f: &tcp::FlowSpec| if f.tcp.jitter > sim_core::Time::ZERO { f.tcp.initial_cwnd.ceil() as u64 } else { 0 };
+        let instant: u64 = flows.iter().map(|f| f.paths.len() as u64 * (1 + jittered(f))).sum();
+        if instant * 4 > BUDGET {
+            run = scenario.build().expect("the scenario was built").run_budgeted(BUDGET + 4 * instant);
+        }
+    }
+    match run {
         Ok(out) => {
             let s = out.stats;
             prop_assert_eq!(s.data_sent, s.data_delivered + s.data_dropped + s.data_in_flight, "packets conserved: {:?}", s);
             common::within_physics("fuzz.toml", &out, scenario.sim.warmup.as_secs_f64());
-            // Every column of every table: the records and the metrics computed from them.
+            // Every column of every table: the records and the metrics computed from them,
+            // record by record (a run may have a million).
             let metrics = scenario.metrics(&out);
-            let tables = [
-                ("flows", format!("{:?}", out.flows)),
-                ("subflows", format!("{:?}", out.subflows)),
-                ("links", format!("{:?}", out.links)),
-                ("timeseries", format!("{:?}", out.samples)),
-                ("stats", format!("{:?}", out.stats)),
-                ("metrics", format!("{metrics:?}")),
+            fn each<T: std::fmt::Debug>(records: &[T]) -> impl Iterator<Item = String> + '_ {
+                records.iter().map(|r| format!("{r:?}"))
+            }
+            let tables: [(&str, Box<dyn Iterator<Item = String>>); 6] = [
+                ("flows", Box::new(each(&out.flows))),
+                ("subflows", Box::new(each(&out.subflows))),
+                ("links", Box::new(each(&out.links))),
+                ("timeseries", Box::new(each(&out.samples))),
+                ("stats", Box::new(std::iter::once(format!("{:?}", out.stats)))),
+                ("metrics", Box::new(each(&metrics))),
             ];
-            for (table, text) in &tables {
-                let bad = non_finite(text);
-                prop_assert!(bad.is_empty(), "{table}: {} not finite", bad.join(", "));
+            for (table, records) in tables {
+                for record in records {
+                    let bad = non_finite(&record);
+                    prop_assert!(bad.is_empty(), "{table}: {} not finite", bad.join(", "));
+                }
             }
         }
         Err((progress, advancing)) => {
             prop_assert!(advancing, "stuck at {} after {} events", progress.simulated, progress.events);
+            return Ok(Outcome::Budgeted);
         }
     }
-    Ok(())
+    Ok(Outcome::Completed)
 }
 
 /// The fields of `debug` (records' `Debug` text) holding a float that is not finite, with the
@@ -333,17 +366,344 @@ fn non_finite(debug: &str) -> Vec<String> {
     found
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig {
+/// The classes of generated cases, counted apart in a campaign.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    /// The base scenario under random edits: wrong types, extreme numbers, keys removed or
+    /// duplicated, unknown names.
+    Edits,
+    /// Initial windows up to the limit of 10^6 packets into small buffers, with random loss
+    /// and links going down and up: timeouts of huge windows, whose segments a multipath
+    /// flow reinjects on its other path.
+    HugeWindows,
+    /// A send jitter of 1-5 ms over windows up to 10^6 packets and up to thousands of flows:
+    /// runs that fit, and runs the memory estimate refuses at a window or buffer key.
+    JitterWindows,
+    /// `count` and traffic generators up to and past the limits of copies, flows and
+    /// time-series rows: refused from the numbers or the memory estimate, or built and run
+    /// (a million flows take seconds and 1.5 to 3 GB, as the limits allow).
+    HugeCounts,
+}
+
+const CLASSES: [Class; 4] = [Class::Edits, Class::HugeWindows, Class::JitterWindows, Class::HugeCounts];
+
+impl Class {
+    fn name(self) -> &'static str {
+        match self {
+            Class::Edits => "edits",
+            Class::HugeWindows => "huge-windows",
+            Class::JitterWindows => "jitter-windows",
+            Class::HugeCounts => "huge-counts",
+        }
+    }
+}
+
+/// A generated scenario and its class; shown as the text itself, so that a failing case can
+/// be pasted into a file and run.
+#[derive(Clone)]
+struct Case {
+    class: Class,
+    text: String,
+}
+
+impl std::fmt::Debug for Case {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} case:\n{}\n", self.class.name(), self.text)
+    }
+}
+
+fn pick(values: &'static [&'static str]) -> prop::sample::Select<&'static str> {
+    prop::sample::select(values)
+}
+
+/// Times within the short runs of the heavy classes, some beyond their end.
+const AT: &[&str] = &["0s", "10ms", "100ms", "250ms", "400ms", "700ms", "1s", "1.5s", "3s"];
+
+/// A link's down and up events (`events = […]`), from up to four instants, in order or not.
+fn link_events() -> impl Strategy<Value = String> {
+    (prop::collection::vec(pick(AT), 0..5), any::<bool>()).prop_map(|(mut at, sorted)| {
+        if sorted {
+            at.sort_by(|a, b| seconds(a).total_cmp(&seconds(b)));
+        }
+        let events: Vec<String> = at
+            .iter()
+            .enumerate()
+            .map(|(i, t)| format!("{{ at = \"{t}\", state = \"{}\" }}", if i % 2 == 0 { "down" } else { "up" }))
+            .collect();
+        format!("[{}]", events.join(", "))
+    })
+}
+
+fn seconds(t: &str) -> f64 {
+    match t.strip_suffix("ms") {
+        Some(ms) => ms.parse::<f64>().unwrap() / 1e3,
+        None => t.trim_end_matches('s').parse().unwrap(),
+    }
+}
+
+/// Windows of the heavy classes: up to the limit, and just past it.
+const WINDOWS: &[&str] = &["1000", "65536", "100000", "999999.5", "1000000", "1000001"];
+
+/// One `[[link]]` of the huge-window class: small buffers, random loss, events.
+fn lossy_link(name: &'static str) -> impl Strategy<Value = String> {
+    (
+        pick(&["\"1Mbps\"", "\"10Mbps\"", "\"50Mbps\""]),
+        pick(&["\"1ms\"", "\"10ms\"", "\"50ms\""]),
+        pick(&["\"1pkt\"", "\"2pkt\"", "\"5pkt\"", "\"30pkt\"", "\"20ms\""]),
+        pick(&["0.0", "0.0", "0.001", "0.01", "0.1", "0.5", "1.0"]),
+        link_events(),
+    )
+        .prop_map(move |(rate, delay, buffer, loss, events)| {
+            format!("[[link]]\nname = \"{name}\"\nrate = {rate}\ndelay = {delay}\nbuffer = {buffer}\nloss = {loss}\nevents = {events}\n\n")
+        })
+}
+
+fn huge_windows() -> impl Strategy<Value = Case> {
+    (
+        (pick(&["\"300ms\"", "\"1s\"", "\"2s\""]), pick(&["\"linux\"", "\"linux-6\"", "\"htsim\"", "\"ns2-sack\"", "\"newreno\""])),
+        (pick(WINDOWS), pick(&["\"inf\"", "2", "1000000"]), pick(&["\"per-ack\"", "\"per-segment\""])),
+        (pick(&["\"1ms\"", "\"10ms\"", "\"200ms\""]), pick(&["\"10ms\"", "\"1s\""]), pick(&["\"250ms\"", "\"1s\"", "\"120s\""])),
+        lossy_link("a"),
+        lossy_link("b"),
+        (pick(&["1", "2", "3"]), pick(&["\"lia\"", "\"olia\"", "\"balia\"", "\"coupled\"", "\"uncoupled\"", "\"reno\""])),
+        (pick(&["\"inf\"", "\"64pkt\"", "\"1000000pkt\""]), prop::option::of(pick(WINDOWS))),
+    )
+        .prop_map(|((duration, profile), (window, ssthresh, growth), (min_rto, initial_rto, max_rto), a, b, (count, cc), (receive, own))| {
+            let own = own.map_or(String::new(), |w| format!(", initial_cwnd = {w}"));
+            let text = format!(
+                "[sim]\nduration = {duration}\nwarmup = \"0s\"\n\n[tcp]\nprofile = {profile}\ninitial_cwnd = {window}\n\
+                 initial_ssthresh = {ssthresh}\ngrowth = {growth}\nmin_rto = {min_rto}\ninitial_rto = {initial_rto}\nmax_rto = {max_rto}\n\n\
+                 {a}{b}[[flow]]\nname = \"tcp\"\ncount = {count}\npaths = [[\"a\"]]\n\n\
+                 [[flow]]\nname = \"mp\"\ncc = {cc}\npaths = [[\"a\"], [\"b\"]]\nreceive_buffer = {receive}\ntcp = {{ min_ssthresh = 1{own} }}\n"
+            );
+            Case { class: Class::HugeWindows, text }
+        })
+}
+
+fn jitter_windows() -> impl Strategy<Value = Case> {
+    (
+        (pick(&["\"1ms\"", "\"2ms\"", "\"3.5ms\"", "\"5ms\""]), pick(&["\"200ms\"", "\"1s\""])),
+        // Copies and their window: runs of up to 2·10^4 segments, which can end within the
+        // event budget, of 10^6 to 2·10^6, which fit, and of 10^8 or more, which the estimate
+        // refuses (nothing between: a run the estimate lets through may hold what it
+        // estimates, gigabytes a case must not take).
+        pick(&[
+            "1 10000",
+            "10 1000",
+            "100 100",
+            "1000 10",
+            "2000 10",
+            "1 1000000",
+            "2 999999.5",
+            "10 100000",
+            "1000 1000",
+            "100 1000000",
+            "2000 1000000",
+            "1000 100000",
+            "20000 10000",
+        ]),
+        (pick(&["\"1Mbps\"", "\"10Mbps\"", "\"100Mbps\""]), pick(&["\"1pkt\"", "\"10pkt\"", "\"1000pkt\"", "\"100000000pkt\""])),
+        (any::<bool>(), pick(&["\"lia\"", "\"olia\"", "\"uncoupled\""])),
+    )
+        .prop_map(|((jitter, duration), flows, (rate, buffer), (multipath, cc))| {
+            let (count, window) = flows.split_once(' ').unwrap();
+            let (paths, cc) = if multipath { ("[[\"a\"], [\"b\"]]", cc) } else { ("[[\"a\"]]", "\"reno\"") };
+            let text = format!(
+                "[sim]\nduration = {duration}\n\n[tcp]\njitter = {jitter}\ninitial_cwnd = {window}\n\n\
+                 [[link]]\nname = \"a\"\nrate = {rate}\ndelay = \"5ms\"\nbuffer = {buffer}\n\n\
+                 [[link]]\nname = \"b\"\nrate = \"10Mbps\"\ndelay = \"20ms\"\nbuffer = \"20pkt\"\n\n\
+                 [[flow]]\nname = \"f\"\ncount = {count}\ncc = {cc}\npaths = {paths}\nstart = {{ uniform = [\"0s\", \"10ms\"] }}\n"
+            );
+            Case { class: Class::JitterWindows, text }
+        })
+}
+
+/// The sizes of a huge-count case: copies of the link `c{i}`, of the flows `f` and `g` (zero:
+/// no `g`), and a traffic generator's table (empty: none).
+type Counts = (&'static str, &'static str, &'static str, &'static str);
+
+/// Traffic generators: Poisson arrivals every microsecond (10^5 flows in a case's 100 ms) or
+/// every 10 ms, and on-off sources up to the limit of 10^5 and past it.
+const POISSON_FAST: &str = "kind = \"poisson\"\ninterval = \"1us\"\nsize = \"1pkt\"";
+const POISSON_SLOW: &str = "kind = \"poisson\"\ninterval = \"10ms\"\nsize = \"70KB\"";
+const ONOFF_LIMIT: &str = "kind = \"onoff\"\ncount = 100000\non = \"1s\"\noff = \"1s\"";
+const ONOFF_PAST: &str = "kind = \"onoff\"\ncount = 100001\non = \"1s\"\noff = \"1s\"";
+
+/// Shapes of a huge-count case, drawn so that the costly ones are rare: an accepted million
+/// flows takes seconds to build, run and check (about 1.5 kB a flow), and one of past two
+/// million flows is refused only when they are made.
+fn counts() -> impl Strategy<Value = Counts> {
+    let small = pick(&["1", "1000", "10000"]);
+    let past = pick(&["1000001", "2000001", "4294967296", "9223372036854775807", "-1", "1e6"]);
+    prop_oneof![
+        // Accepted, up to 10^4 flows.
+        40 => (pick(&["1", "1000"]), small.clone(), pick(&["0", "1", "1000"]), pick(&["", "", POISSON_SLOW]))
+            .prop_map(|(l, f, g, t)| (l, f, g, t)),
+        // A count past a limit, refused from the number.
+        40 => (pick(&["1", "1000", "1000001", "4294967296"]), prop_oneof![small.clone(), past.clone()], prop_oneof![Just("0"), past], pick(&["", ONOFF_PAST]))
+            .prop_map(|(l, f, g, t)| (l, f, g, t)),
+        // Up to 10^5 flows, or 10^5 from a generator.
+        3 => (Just("1"), pick(&["1", "100000"]), pick(&["0", "1000"]), pick(&["", POISSON_FAST, ONOFF_LIMIT]))
+            .prop_map(|(l, f, g, t)| (l, f, g, t)),
+        // Past the totals (10^6 links, 2·10^6 flows), refused once made.
+        2 => (pick(&["1", "1000000"]), Just("1000000"), pick(&["0", "1000000"]), pick(&["", POISSON_FAST]))
+            .prop_map(|(l, f, g, t)| (l, f, g, t)),
+        // A million links or flows, accepted.
+        1 => (pick(&["1", "999998"]), pick(&["1", "999999", "1000000"]), Just("0"), Just("")).prop_map(|(l, f, g, t)| (l, f, g, t)),
+    ]
+}
+
+fn huge_counts() -> impl Strategy<Value = Case> {
+    (
+        (pick(&["\"10ms\"", "\"100ms\""]), pick(&["", "sample_interval = \"1us\"\n", "sample_interval = \"100ms\"\n"])),
+        counts(),
+        (pick(&["[[\"l\"]]", "[[\"l\"]]", "[[\"c{i}\"]]", "[[\"l\"], [\"m\"]]"]), pick(&["\"0s\"", "\"1us\""])),
+    )
+        .prop_map(|((duration, sampling), (links, count, second, traffic), (paths, stagger))| {
+            let mut text = format!(
+                "[sim]\nduration = {duration}\n{sampling}\n\
+                 [[link]]\nname = \"l\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\nbuffer = \"10pkt\"\n\n\
+                 [[link]]\nname = \"m\"\nrate = \"1Mbps\"\ndelay = \"10ms\"\nbuffer = \"10pkt\"\n\n\
+                 [[link]]\nname = \"c{{i}}\"\ncount = {links}\nrate = \"1Mbps\"\ndelay = \"1ms\"\nbuffer = \"2pkt\"\n\n\
+                 [[flow]]\nname = \"f\"\ncount = {count}\ncc = \"lia\"\npaths = {paths}\nstagger = {stagger}\n\n"
+            );
+            if second != "0" {
+                text += &format!(
+                    "[[flow]]\nname = \"g\"\ncount = {second}\ncc = \"olia\"\npaths = [[\"l\"], [\"m\"]]\nstagger = {stagger}\n\n"
+                );
+            }
+            if !traffic.is_empty() {
+                text += &format!("[[traffic]]\nname = \"t\"\n{traffic}\npaths = [[\"l\"]]\n\n");
+            }
+            Case { class: Class::HugeCounts, text }
+        })
+}
+
+/// Each class's share of the cases: `FUZZ_WEIGHTS` (`edits=12,huge-windows=3,…`; a class
+/// not named keeps its weight here). The heavy classes are few by default, so that the
+/// suite's 2 000 cases stay fast; campaigns (`scripts/fuzz-campaign`) draw more of them.
+fn weights() -> [u32; CLASSES.len()] {
+    let mut weights = [800, 16, 8, 1];
+    for item in std::env::var("FUZZ_WEIGHTS").unwrap_or_default().split(',').filter(|i| !i.is_empty()) {
+        let (name, weight) = item.split_once('=').unwrap_or_else(|| panic!("FUZZ_WEIGHTS: expected CLASS=WEIGHT, got {item:?}"));
+        let i = CLASSES.iter().position(|c| c.name() == name).unwrap_or_else(|| panic!("FUZZ_WEIGHTS: no class {name:?}"));
+        weights[i] = weight.parse().unwrap_or_else(|_| panic!("FUZZ_WEIGHTS: {item:?}: expected a whole number"));
+    }
+    weights
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    let classes: [BoxedStrategy<Case>; CLASSES.len()] = [
+        prop::collection::vec(edit(), 0..6).prop_map(|edits| Case { class: Class::Edits, text: scenario(&edits) }).boxed(),
+        huge_windows().boxed(),
+        jitter_windows().boxed(),
+        huge_counts().boxed(),
+    ];
+    let weighted: Vec<(u32, BoxedStrategy<Case>)> = weights().into_iter().zip(classes).filter(|(w, _)| *w > 0).collect();
+    assert!(!weighted.is_empty(), "FUZZ_WEIGHTS: every class has weight 0");
+    prop::strategy::Union::new_weighted(weighted)
+}
+
+/// Whether a refusal by the memory estimate names a key that sets what it counts: a window,
+/// a buffer, or how many flows and subflows there are.
+fn names_a_size(e: &topologies::ScenarioError) -> bool {
+    ["tcp.initial_cwnd", ".buffer", ".count", ".paths"].iter().any(|k| e.key.ends_with(k)) || e.key.starts_with("traffic.")
+}
+
+/// Checks one case as [`check`] does, and what its class adds: a heavy class's scenario is
+/// well-formed TOML, so a refusal names a key; a memory refusal names a size's key, and in the
+/// jitter class (few links, flows of one window) a window's or buffer's.
+fn check_case(case: &Case) -> Result<Outcome, TestCaseError> {
+    let outcome = check(&case.text)?;
+    if let Outcome::Refused(e) = &outcome {
+        prop_assert!(case.class == Class::Edits || !e.key.is_empty(), "a refusal names a key: {e}");
+        if e.message.contains("of memory") {
+            prop_assert!(names_a_size(e), "the memory estimate names a size's key: {e}");
+            let window_or_buffer = e.key.ends_with("tcp.initial_cwnd") || e.key.ends_with(".buffer");
+            prop_assert!(case.class != Class::JitterWindows || window_or_buffer, "the memory estimate names a window or buffer: {e}");
+        }
+    }
+    Ok(outcome)
+}
+
+/// What a campaign reports of each class: cases (refused, run to the end, cut by the event
+/// budget), their total and longest wall time, and the most one of them grew the resident
+/// memory by.
+#[derive(Default)]
+struct Tally {
+    cases: u64,
+    refused: u64,
+    completed: u64,
+    budgeted: u64,
+    seconds: f64,
+    slowest: f64,
+    growth_bytes: u64,
+}
+
+/// The process's resident memory now and its peak since the last [`reset_peak_memory`],
+/// where Linux reports them.
+fn resident_memory() -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kilobytes = |field: &str| -> Option<u64> { status.lines().find(|l| l.starts_with(field))?.split_whitespace().nth(1)?.parse().ok() };
+    Some((kilobytes("VmRSS:")? * 1024, kilobytes("VmHWM:")? * 1024))
+}
+
+fn reset_peak_memory() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// The most wall time one case may take, and the most its resident memory may grow by: a
+/// case stuck inside one event (where the event budget cannot see it) or allocating more than
+/// a million flows need (about 1.5 kB each) fails here.
+const CASE_SECONDS: f64 = 60.0;
+const CASE_BYTES: u64 = 4_000_000_000;
+
+/// Runs `PROPTEST_CASES` cases (2 000 by default) from `PROPTEST_RNG_SEED`, and writes each
+/// class's [`Tally`] to the file `FUZZ_COUNTS` names, if set.
+#[test]
+fn any_generated_scenario_runs_or_fails_naming_a_key() {
+    let config = ProptestConfig {
         cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(2000),
         failure_persistence: None,
         ..ProptestConfig::default()
-    })]
-
-    #[test]
-    fn any_generated_scenario_runs_or_fails_naming_a_key(edits in prop::collection::vec(edit(), 0..6)) {
-        let text = scenario(&edits);
-        check(&text)?;
+    };
+    let tallies: [std::cell::RefCell<Tally>; CLASSES.len()] = Default::default();
+    let mut runner = proptest::test_runner::TestRunner::new(config);
+    let result = runner.run(&case(), |case| {
+        reset_peak_memory();
+        let before = resident_memory().map_or(0, |(now, _)| now);
+        let started = std::time::Instant::now();
+        let checked = check_case(&case);
+        let seconds = started.elapsed().as_secs_f64();
+        let growth = resident_memory().map_or(0, |(_, peak)| peak.saturating_sub(before));
+        let mut t = tallies[CLASSES.iter().position(|&c| c == case.class).unwrap()].borrow_mut();
+        t.cases += 1;
+        t.seconds += seconds;
+        t.slowest = t.slowest.max(seconds);
+        t.growth_bytes = t.growth_bytes.max(growth);
+        match checked? {
+            Outcome::Refused(_) => t.refused += 1,
+            Outcome::Completed => t.completed += 1,
+            Outcome::Budgeted => t.budgeted += 1,
+        }
+        prop_assert!(seconds < CASE_SECONDS, "the case took {seconds:.1} s");
+        prop_assert!(growth < CASE_BYTES, "the case grew the resident memory by {:.2} GB", growth as f64 / 1e9);
+        Ok(())
+    });
+    if let Ok(path) = std::env::var("FUZZ_COUNTS") {
+        let lines: String = CLASSES
+            .iter()
+            .zip(&tallies)
+            .map(|(c, t)| {
+                let t = t.borrow();
+                let (name, cases, refused, completed, budgeted) = (c.name(), t.cases, t.refused, t.completed, t.budgeted);
+                format!("{name} {cases} {refused} {completed} {budgeted} {:.3} {:.3} {}\n", t.seconds, t.slowest, t.growth_bytes)
+            })
+            .collect();
+        std::fs::write(&path, lines).unwrap_or_else(|e| panic!("{path}: {e}"));
+    }
+    if let Err(e) = result {
+        panic!("{e}\n{runner}");
     }
 }
 
