@@ -449,7 +449,7 @@ mod tests {
         assert!((high - (0.001 + 12.706 * 0.001)).abs() < 1e-6, "{high}");
         // A utilization band stops at 1; a goodput band only at 0.
         let (floor, ceiling) = physical_range("utilization");
-        assert_eq!(band(&[0.98, 1.0], floor, ceiling).1 .2, 1.0);
+        assert_eq!(band(&[0.98, 1.0], floor, ceiling).1.2, 1.0);
         let (floor, ceiling) = physical_range("goodput_bps");
         let (_, (_, low, high)) = band(&[1.0, 9.0], floor, ceiling);
         assert_eq!(low, 0.0);
