@@ -7,7 +7,7 @@
 //! text that reads back to the same bits, so any changed bit changes the text).
 //!
 //! A change that alters results on purpose stores new hashes:
-//! `EQUIPOISE_BLESS=1 cargo test --release -p topologies --test golden`, and says why in its
+//! `EQUIPOISE_BLESS=1 cargo test --release -p topologies --test integration golden::`, and says why in its
 //! commit.
 
 use std::collections::BTreeMap;

@@ -1,8 +1,6 @@
 //! Scenario files: what they expand to, and an error for each class of mistake.
 
-mod common;
-
-use common::within_physics;
+use crate::common::within_physics;
 use sim_core::Time;
 use topologies::load_text;
 

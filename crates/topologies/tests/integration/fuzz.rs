@@ -12,8 +12,6 @@
 //! the seed, `FUZZ_WEIGHTS` the classes' shares and `FUZZ_COUNTS` a file to write each
 //! class's count to; `scripts/fuzz-campaign` runs long campaigns on every core.
 
-mod common;
-
 use proptest::prelude::*;
 use toml::{Table, Value};
 
@@ -319,7 +317,7 @@ fn check(text: &str) -> Result<Outcome, TestCaseError> {
         Ok(out) => {
             let s = out.stats;
             prop_assert_eq!(s.data_sent, s.data_delivered + s.data_dropped + s.data_in_flight, "packets conserved: {:?}", s);
-            common::within_physics("fuzz.toml", &out, scenario.sim.warmup.as_secs_f64());
+            crate::common::within_physics("fuzz.toml", &out, scenario.sim.warmup.as_secs_f64());
             // Every column of every table: the records and the metrics computed from them,
             // record by record (a run may have a million).
             let metrics = scenario.metrics(&out);
