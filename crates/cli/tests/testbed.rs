@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use polars::prelude::*;
 
-#[path = "../../capture/tests/common/mod.rs"]
+#[path = "../../capture/tests/integration/common.rs"]
 mod tshark;
 
 fn equipoise(args: &[&str]) -> Output {

@@ -3,7 +3,7 @@
 //! simulator counted, decodes SACK blocks that cover only data the receiver got, and groups a
 //! multipath flow's subflows into one MPTCP connection with continuous data sequence numbers.
 
-#[path = "../../../capture/tests/common/mod.rs"]
+#[path = "../../../capture/tests/integration/common.rs"]
 mod tshark;
 
 use std::path::{Path, PathBuf};

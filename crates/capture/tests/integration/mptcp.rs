@@ -3,10 +3,10 @@
 //! data-level sequence numbers Wireshark reports must be the ones written, continuous across
 //! the subflows.
 
-mod common;
+use crate::common;
 
+use crate::common::{MPTCP_PREFS, assert_clean, count, fields, have_tshark, nums};
 use capture::{Capture, Dss, Mptcp, Segment, estimated_size, mptcp};
-use common::{MPTCP_PREFS, assert_clean, count, fields, have_tshark, nums};
 
 const FLOW: u32 = 2;
 const MSS: u64 = 1000;

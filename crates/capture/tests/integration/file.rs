@@ -90,7 +90,7 @@ fn impossible_segments_are_errors_not_garbage() {
     assert!(Capture::new(Vec::new(), &Options { window_shift: 15, ..Options::default() }).is_err());
 }
 
-mod common;
+use crate::common;
 
 #[test]
 fn tshark_dissects_the_fullest_headers_cleanly() {

@@ -1,9 +1,7 @@
 //! Seed 000 (Peng, Walid, Hwang, Low): the fluid model's predictions for the two-link network of
 //! Table III, and the generalized (β, η, n) family's equilibrium (eq. 12, Appendix G).
 
-mod common;
-
-use common::{close, flow, law, mbps, root, to_mbps};
+use crate::common::{close, flow, law, mbps, root, to_mbps};
 use fluid::{Link, Network, Options, Uniqueness, equilibrium};
 use mptcp_cc::Algorithm;
 

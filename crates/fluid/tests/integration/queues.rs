@@ -2,9 +2,7 @@
 //! between empty and full and loses packets only when it is full. Checked against closed forms
 //! and against the ODE's own resting point with a drop-tail buffer of the same size.
 
-mod common;
-
-use common::{close, flow, law};
+use crate::common::{close, flow, law};
 use fluid::{Integrator, Link, Network, Options, TrajectoryOptions, equilibrium, trajectory};
 
 /// A lone Reno flow fills the queue and is held by loss there: `x = c`, RTT `τ + Q/c`,

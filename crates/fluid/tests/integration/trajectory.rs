@@ -3,9 +3,9 @@
 //! congestible links with a loss curve), and a drop-tail buffer settles where its approximation
 //! says.
 
-mod common;
+use crate::common;
 
-use common::{close, flow, law};
+use crate::common::{close, flow, law};
 use fluid::{Integrator, Link, LossModel, Network, Options, Trajectory, TrajectoryOptions, equilibrium, trajectory};
 
 fn both(net: &Network, opts: &Options, duration: f64) -> (Trajectory, Trajectory) {

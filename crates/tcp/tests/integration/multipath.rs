@@ -5,7 +5,7 @@ use mptcp_cc::{Algorithm, ParamValue};
 use sim_core::{BufferLimit, Discipline, Rate, Time};
 use tcp::{FlowSpec, LinkIndex, LinkSpec, RunOutput, SimConfig, Simulation, TcpConfig};
 
-mod common;
+use crate::common;
 
 /// A path with one-way delay `delay_ms` and loss `loss` (see `common::lossy`).
 fn lossy(name: &str, delay_ms: u64, loss: f64) -> LinkSpec {

@@ -2,9 +2,7 @@
 //! (§3, Appendices A–C) against the paper's closed forms, with two errata; OLIA's fixed point
 //! (Theorem 1).
 
-mod common;
-
-use common::{close, flow, law, mbps, root, to_mbps};
+use crate::common::{close, flow, law, mbps, root, to_mbps};
 use fluid::{Equilibrium, Link, Network, Options, Uniqueness, equilibrium};
 
 const RTT: f64 = 0.150;

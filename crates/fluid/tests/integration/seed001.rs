@@ -2,9 +2,7 @@
 //! equilibrium (eq. 2), RTT COMPENSATOR's (eq. 3), resource pooling in Fig. 1's chain and in the
 //! torus of Fig. 4.
 
-mod common;
-
-use common::{close, flow, law};
+use crate::common::{close, flow, law};
 use fluid::{Equilibrium, Link, Network, Options, Uniqueness, equilibrium};
 use mptcp_cc::Algorithm;
 

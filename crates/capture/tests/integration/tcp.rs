@@ -3,14 +3,14 @@
 //! retransmissions, fast retransmissions and duplicate ACKs the generator made, the SACK
 //! blocks and timestamps it wrote, and the drops it marked.
 
-mod common;
+use crate::common;
 
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
 use std::path::PathBuf;
 
+use crate::common::{assert_clean, count, fields, have_tshark, nums};
 use capture::{Capture, DROPPED_COMMENT, MAX_SACK_BLOCKS, Segment, estimated_size};
-use common::{assert_clean, count, fields, have_tshark, nums};
 
 const FLOW: u32 = 1;
 const MSS: u64 = 1000;

@@ -3,9 +3,7 @@
 //! criterion benchmark `benches/fluid.rs` (docs/performance.md), not here: a timed test fails on a
 //! loaded machine and passes a regression on a fast one.
 
-mod common;
-
-use common::law;
+use crate::common::law;
 use fluid::{Flow, Link, Network, Options, Subflow, equilibrium};
 use std::time::Instant;
 

@@ -5,9 +5,7 @@ use mptcp_cc::Algorithm;
 use sim_core::Time;
 use tcp::{Growth, Profile, TcpConfig};
 
-mod common;
-
-use common::{flow, lossy, run};
+use crate::common::{flow, lossy, run};
 
 /// Mathis et al.'s law with delayed ACKs: when an ACK of two segments grows the window as one
 /// would (Linux before 4.0, the seeds' testbeds: the `linux` profile), the window grows half a

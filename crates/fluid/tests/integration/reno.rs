@@ -1,8 +1,6 @@
 //! TCP's square-root law at exogenous loss, the three constants, and the errors.
 
-mod common;
-
-use common::{close, flow, law};
+use crate::common::{close, flow, law};
 use fluid::{FluidError, Link, Network, Options, TcpConstant, equilibrium};
 
 /// One Reno flow through one link that never congests and drops with probability `p`.
