@@ -7,19 +7,12 @@
 mod tshark;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
+use crate::common::{self, equipoise};
 use polars::prelude::*;
 
-fn equipoise(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_equipoise")).args(args).output().expect("the binary runs")
-}
-
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("equipoise-capture-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("capture", name)
 }
 
 /// Runs `scenario` with `args` into a fresh directory; returns it.

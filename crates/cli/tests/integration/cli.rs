@@ -3,20 +3,15 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
+use crate::common::{self, equipoise};
 use polars::prelude::*;
 
 const SCENARIO: &str = "../../scenarios/dumbbell.toml";
 
-fn equipoise(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_equipoise")).args(args).output().expect("the binary runs")
-}
-
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("equipoise-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+    common::unused_path("cli", name)
 }
 
 fn run_quick(out: &Path, seed: &str) -> Output {

@@ -7,8 +7,9 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
+use crate::common::{self, equipoise};
 use polars::prelude::*;
 
 /// A link down for the whole run and a flow that starts after the end: flows that deliver
@@ -50,20 +51,13 @@ paths = [["up"], ["down"]]
 loss_ratio = [["down", "up"], ["up", "down"]]
 "#;
 
-fn equipoise(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_equipoise")).args(args).output().expect("the binary runs")
-}
-
 fn ok(o: Output) -> String {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("equipoise-finite-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("finite", name)
 }
 
 /// Every Parquet file under `dir`.

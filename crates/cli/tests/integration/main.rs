@@ -6,6 +6,7 @@
 
 mod capture;
 mod cli;
+mod common;
 mod docs;
 mod finite;
 mod fluid;

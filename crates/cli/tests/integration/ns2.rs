@@ -5,18 +5,13 @@ use std::fs::File;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+use crate::common::{self, equipoise};
 use polars::prelude::*;
 
 const PARALLEL: &str = "../../scenarios/parallel-droptail.toml";
 
-fn equipoise(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_equipoise")).args(args).output().expect("the binary runs")
-}
-
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("equipoise-ns2-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+    common::unused_path("ns2-cli", name)
 }
 
 fn stderr(o: &Output) -> String {

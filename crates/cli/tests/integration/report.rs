@@ -4,6 +4,7 @@
 //! runs, and that a `[paper]` entry naming something the dataset lacks is an error naming it,
 //! is what this checks.
 
+use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -16,10 +17,7 @@ fn repo() -> PathBuf {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("equipoise-report-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("report", name)
 }
 
 /// The shipped sweeps that carry a `[paper]` table.

@@ -6,6 +6,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crate::common::equipoise;
 use polars::prelude::*;
 
 const SCENARIO: &str = r#"
@@ -25,10 +26,6 @@ count = 2
 paths = [["l"]]
 start = { uniform = ["0s", "100ms"] }
 "#;
-
-fn equipoise(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_equipoise")).args(args).output().expect("the binary runs")
-}
 
 fn ok(o: Output) -> Output {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
