@@ -126,8 +126,8 @@ fn typed(key: &str) -> &'static [&'static str] {
         "\"\"",
     ];
     const COUNTS: &[&str] = &["0", "1", "2", "3", "16", "100", "1000", "100000", "4294967296", "-1", "1.5"];
-    // (An accepted window of 10^5 packets or more makes RACK's per-ACK scan, linear in the
-    // window while retransmissions are out, take minutes per case: left out.)
+    // (Accepted windows of 10^5 packets and more are the huge-window class's, which runs them
+    // through timeouts, loss and reinjection.)
     const PACKETS: &[&str] = &["0.5", "1", "2", "10", "1000", "1000001", "2147483647", "1e9", "1e308", "\"inf\"", "-3"];
     const RATES: &[&str] = &["\"1bps\"", "\"9600bps\"", "\"1Mbps\"", "\"10Gbps\"", "\"1000Tbps\"", "\"1pps\"", "\"0bps\"", "10"];
     const SIZES: &[&str] =
