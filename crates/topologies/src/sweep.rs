@@ -253,6 +253,13 @@ impl Sweep {
         })
     }
 
+    /// Whether a variant from [`Sweep::with_unknown`] sets its unknown to the value the
+    /// scenario already has: then its runs give this sweep's results (its files would differ
+    /// only in the sweep text they record).
+    pub fn unknown_changes_nothing(&self, variant: &Sweep) -> bool {
+        self.base == variant.base
+    }
+
     /// Applies each level to the base scenario, so that a key path that leads nowhere, an
     /// unknown key or a value of the wrong type is reported before anything runs. A level is
     /// rejected only if it is wrong both alone and with the first level of every other factor

@@ -61,6 +61,14 @@ fn render_unknowns(out: &mut String, sweep: &Sweep, paper: &Paper, file: &Path, 
         let mut columns: Vec<Vec<Verdict>> = Vec::with_capacity(values.len());
         for (j, value) in u.values.iter().enumerate() {
             let variant = sweep.with_unknown(i, j).map_err(|e| e.to_string())?;
+            if sweep.unknown_changes_nothing(&variant) {
+                // The scenario's own value: run again, it would give the dataset's results.
+                let took = std::fs::read_to_string(format!("{}.wall", dataset.display())).ok().and_then(|t| t.trim().parse::<f64>().ok());
+                wall = wall.zip(took).map(|(a, b)| a + b);
+                let mut data = Dataset { dir: dataset.to_path_buf(), tables: BTreeMap::new() };
+                columns.push(paper.claims.iter().map(|c| evaluate(sweep, c, &name, &mut data).map(|(v, _)| v)).collect::<Result<_, _>>()?);
+                continue;
+            }
             let dir = unknown_dataset(dataset, &u.key, &topologies::sweep::value_text(value));
             let args = crate::sweep::SweepArgs {
                 file: file.to_path_buf(),
