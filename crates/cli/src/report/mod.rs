@@ -61,36 +61,19 @@ fn render_unknowns(out: &mut String, sweep: &Sweep, paper: &Paper, file: &Path, 
         let mut columns: Vec<Vec<Verdict>> = Vec::with_capacity(values.len());
         for (j, value) in u.values.iter().enumerate() {
             let variant = sweep.with_unknown(i, j).map_err(|e| e.to_string())?;
-            if sweep.unknown_changes_nothing(&variant) {
-                // The scenario's own value: run again, it would give the dataset's results.
-                let took = std::fs::read_to_string(format!("{}.wall", dataset.display())).ok().and_then(|t| t.trim().parse::<f64>().ok());
-                wall = wall.zip(took).map(|(a, b)| a + b);
-                let mut data = Dataset { dir: dataset.to_path_buf(), tables: BTreeMap::new() };
-                columns.push(paper.claims.iter().map(|c| evaluate(sweep, c, &name, &mut data).map(|(v, _)| v)).collect::<Result<_, _>>()?);
-                continue;
-            }
-            let dir = unknown_dataset(dataset, &u.key, &topologies::sweep::value_text(value));
-            let args = crate::sweep::SweepArgs {
-                file: file.to_path_buf(),
-                out: dir.clone(),
-                jobs,
-                shard: None,
-                resume: true,
-                quick: false,
-                quiet: true,
-                fluid: false,
+            // At the scenario's own value the sweep's dataset serves: run again, it would give
+            // the same results.
+            let (evaluated, dir) = if sweep.unknown_changes_nothing(&variant) {
+                (sweep, dataset.to_path_buf())
+            } else {
+                let dir = unknown_dataset(dataset, &u.key, &topologies::sweep::value_text(value));
+                run_unknown_variant(&variant, file, &dir, jobs)?;
+                (&variant, dir)
             };
-            let record = PathBuf::from(format!("{}.wall", dir.display()));
-            let started = std::time::Instant::now();
-            crate::sweep::prepare(&variant, &args)?;
-            let (_, _, skipped) = crate::sweep::run_prepared(&variant, &args)?;
-            if skipped == 0 {
-                let _ = std::fs::write(&record, format!("{:.1}\n", started.elapsed().as_secs_f64()));
-            }
-            let took = std::fs::read_to_string(&record).ok().and_then(|t| t.trim().parse::<f64>().ok());
+            let took = std::fs::read_to_string(format!("{}.wall", dir.display())).ok().and_then(|t| t.trim().parse::<f64>().ok());
             wall = wall.zip(took).map(|(a, b)| a + b);
             let mut data = Dataset { dir, tables: BTreeMap::new() };
-            columns.push(paper.claims.iter().map(|c| evaluate(&variant, c, &name, &mut data).map(|(v, _)| v)).collect::<Result<_, _>>()?);
+            columns.push(paper.claims.iter().map(|c| evaluate(evaluated, c, &name, &mut data).map(|(v, _)| v)).collect::<Result<_, _>>()?);
         }
         let wall = wall.map(|s| format!(", {s:.0} s of wall time here")).unwrap_or_default();
         out.push_str(&format!(
@@ -108,6 +91,28 @@ fn render_unknowns(out: &mut String, sweep: &Sweep, paper: &Paper, file: &Path, 
             out.push_str(&format!("| {} | {} | {} |\n", claim.text.replace('|', "\\|"), cells.join(" | "), holds_at(&values, &verdicts)));
         }
         out.push_str(&format!("\n{}\n\n", Verdict::LEGEND));
+    }
+    Ok(())
+}
+
+/// Runs (or resumes) an unknown's variant of the sweep into `dir`, recording its wall time in
+/// `DIR.wall` when it ran whole.
+fn run_unknown_variant(variant: &Sweep, file: &Path, dir: &Path, jobs: usize) -> Result<(), String> {
+    let args = crate::sweep::SweepArgs {
+        file: file.to_path_buf(),
+        out: dir.to_path_buf(),
+        jobs,
+        shard: None,
+        resume: true,
+        quick: false,
+        quiet: true,
+        fluid: false,
+    };
+    let started = std::time::Instant::now();
+    crate::sweep::prepare(variant, &args)?;
+    let (_, _, skipped) = crate::sweep::run_prepared(variant, &args)?;
+    if skipped == 0 {
+        let _ = std::fs::write(format!("{}.wall", dir.display()), format!("{:.1}\n", started.elapsed().as_secs_f64()));
     }
     Ok(())
 }
