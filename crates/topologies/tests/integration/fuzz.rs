@@ -535,16 +535,13 @@ fn counts() -> impl Strategy<Value = Counts> {
     let past = pick(&["1000001", "2000001", "4294967296", "9223372036854775807", "-1", "1e6"]);
     prop_oneof![
         // Accepted, up to 10^4 flows.
-        40 => (pick(&["1", "1000"]), small.clone(), pick(&["0", "1", "1000"]), pick(&["", "", POISSON_SLOW]))
-            .prop_map(|(l, f, g, t)| (l, f, g, t)),
+        40 => (pick(&["1", "1000"]), small.clone(), pick(&["0", "1", "1000"]), pick(&["", "", POISSON_SLOW])),
         // A count past a limit, refused from the number.
-        40 => (pick(&["1", "1000", "1000001", "4294967296"]), prop_oneof![small.clone(), past.clone()], prop_oneof![Just("0"), past], pick(&["", ONOFF_PAST]))
-            .prop_map(|(l, f, g, t)| (l, f, g, t)),
+        40 => (pick(&["1", "1000", "1000001", "4294967296"]), prop_oneof![small.clone(), past.clone()], prop_oneof![Just("0"), past], pick(&["", ONOFF_PAST])),
         // Up to 10^5 flows, or 10^5 from a generator.
-        3 => (Just("1"), pick(&["1", "100000"]), pick(&["0", "1000"]), pick(&["", POISSON_FAST, ONOFF_LIMIT]))
-            .prop_map(|(l, f, g, t)| (l, f, g, t)),
+        3 => (Just("1"), pick(&["1", "100000"]), pick(&["0", "1000"]), pick(&["", POISSON_FAST, ONOFF_LIMIT])),
         // Past the totals (10^6 links; 2·10^6 flows and a generator's), refused once made.
-        2 => (pick(&["1", "1000000"]), Just("1000000"), Just("1000000"), Just(POISSON_FAST)).prop_map(|(l, f, g, t)| (l, f, g, t)),
+        2 => (pick(&["1", "1000000"]), Just("1000000"), Just("1000000"), Just(POISSON_FAST)),
         // A million links or a million flows, accepted: up to 3 GB. (Both at once, or two
         // million flows, are accepted too, and take 4 to 5 GB: more than a case may.)
         1 => pick(&["999998 1", "1 999999", "1 1000000"]).prop_map(|pair| {
