@@ -6,7 +6,7 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use polars::prelude::*;
@@ -14,19 +14,15 @@ use polars::prelude::*;
 #[path = "../../capture/tests/integration/common.rs"]
 mod tshark;
 
-fn equipoise(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_equipoise")).args(args).output().expect("the binary runs")
-}
+/// The integration tests' helpers: running the binary, scratch folders.
+#[path = "integration/common.rs"]
+#[allow(dead_code)] // the testbed's tests use part of it
+mod common;
+
+use common::{equipoise, stderr};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("equipoise-testbed-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    common::scratch("testbed", name)
 }
 
 /// One link, one Reno flow.

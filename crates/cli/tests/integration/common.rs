@@ -8,6 +8,11 @@ pub fn equipoise(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_equipoise")).args(args).output().expect("the binary runs")
 }
 
+/// What the binary wrote to standard error, as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
 /// `equipoise-SUBJECT-PID-NAME` under the temporary directory, emptied of an earlier run's
 /// files and made again.
 pub fn scratch(subject: &str, name: &str) -> PathBuf {

@@ -3,19 +3,15 @@
 
 use std::fs::File;
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
 
-use crate::common::{self, equipoise};
+use crate::common::{self, equipoise, stderr};
 use polars::prelude::*;
 
 const PARALLEL: &str = "../../scenarios/parallel-droptail.toml";
 
 fn scratch(name: &str) -> PathBuf {
     common::unused_path("ns2-cli", name)
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]
