@@ -6,7 +6,7 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use polars::prelude::*;
@@ -36,9 +36,24 @@ fn scenario(dir: &Path, link: &str, extra: &str) -> PathBuf {
     file
 }
 
-/// The tests that run the testbed take turns: a run removes the leftovers of a killed one, and
-/// two at once would share the machine's two cores.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// Testbed runs are light (all six tests of this file take 12 s of CPU in 85 s when run one
+/// after another), so they run at once, in their own namespaces; only the test that counts a
+/// killed run's leftovers runs alone, since any run starting beside it removes them.
+static ALONE: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// Runs the testbed with `args`: what it printed, and the process id its namespaces are
+/// named after.
+fn testbed(args: &[&str]) -> (Output, u32) {
+    let child = Command::new(env!("CARGO_BIN_EXE_equipoise"))
+        .arg("testbed")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let pid = child.id();
+    (child.wait_with_output().expect("the binary runs"), pid)
+}
 
 /// Whether the testbed can run here; under CI (`CI` set) it must.
 fn can_run(test: &str) -> bool {
@@ -71,11 +86,11 @@ fn a_link_carries_its_rate_with_its_delay_and_holds_its_buffer() {
     if !can_run("a_link_carries_its_rate_with_its_delay_and_holds_its_buffer") {
         return;
     }
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _beside = ALONE.read().unwrap_or_else(|e| e.into_inner());
     let dir = scratch("fidelity");
     let file = scenario(&dir, "rate = \"10Mbps\"\ndelay = \"20ms\"\nbuffer = \"50pkt\"", "");
     let out = dir.join("out");
-    let o = equipoise(&["testbed", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let (o, pid) = testbed(&[file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let printed = String::from_utf8_lossy(&o.stdout);
     let flows = table(&out, "flows");
@@ -101,7 +116,7 @@ fn a_link_carries_its_rate_with_its_delay_and_holds_its_buffer() {
     let lag = meta("equipoise.testbed.lag_s").unwrap();
     let median: f64 = lag.split(',').next().unwrap().trim_start_matches("median ").parse().unwrap();
     assert!(median < 0.0002, "lateness {lag}");
-    assert!(namespaces_of(std::process::id()).is_empty());
+    assert!(namespaces_of(pid).is_empty(), "the run removed its namespaces");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -113,13 +128,14 @@ fn a_capture_holds_the_kernels_packets_as_the_link_met_them() {
     if !can_run("a_capture_holds_the_kernels_packets_as_the_link_met_them") || !tshark::have_tshark("testbed capture") {
         return;
     }
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _beside = ALONE.read().unwrap_or_else(|e| e.into_inner());
     let dir = scratch("capture");
     let file =
         scenario(&dir, "rate = \"2Mbps\"\ndelay = \"5ms\"\nbuffer = \"4pkt\"\nloss = 0.03", "\n[[capture]]\nlink = \"bottleneck\"\n");
     let out = dir.join("out");
-    let o = equipoise(&["testbed", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    let (o, pid) = testbed(&[file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
     assert!(o.status.success(), "{}", stderr(&o));
+    assert!(namespaces_of(pid).is_empty(), "the run removed its namespaces");
     let pcap = out.join("capture-bottleneck.pcapng");
     tshark::assert_clean(&pcap, &[]);
     // The capture's times are the run's; the tables count from the 2 s warm-up. (The whole
@@ -155,7 +171,7 @@ fn a_two_path_flow_is_an_mptcp_connection_with_a_subflow_on_each_path() {
     if !can_run("a_two_path_flow_is_an_mptcp_connection_with_a_subflow_on_each_path") {
         return;
     }
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _beside = ALONE.read().unwrap_or_else(|e| e.into_inner());
     let dir = scratch("mptcp");
     let file = dir.join("two-paths.toml");
     std::fs::write(
@@ -167,7 +183,7 @@ fn a_two_path_flow_is_an_mptcp_connection_with_a_subflow_on_each_path() {
     )
     .unwrap();
     let out = dir.join("out");
-    let o = equipoise(&["testbed", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    let (o, pid) = testbed(&[file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let subflows = table(&out, "subflows");
     let paths: Vec<String> = subflows.column("path").unwrap().str().unwrap().iter().map(|p| p.unwrap_or_default().to_string()).collect();
@@ -177,7 +193,7 @@ fn a_two_path_flow_is_an_mptcp_connection_with_a_subflow_on_each_path() {
     assert!((per[0] / 10e6 - 1.0).abs() < 0.05 && (per[1] / 5e6 - 1.0).abs() < 0.05, "subflows {per:?}");
     let flow = table(&out, "flows").column("goodput_bps").unwrap().f64().unwrap().get(0).unwrap();
     assert!((flow / 15e6 - 1.0).abs() < 0.05, "the connection's goodput {flow} against 15 Mb/s of links");
-    assert!(namespaces_of(std::process::id()).is_empty());
+    assert!(namespaces_of(pid).is_empty(), "the run removed its namespaces, the multipath sender's too");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -186,7 +202,7 @@ fn a_stopped_or_killed_run_leaves_no_namespace_behind() {
     if !can_run("a_stopped_or_killed_run_leaves_no_namespace_behind") {
         return;
     }
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _alone = ALONE.write().unwrap_or_else(|e| e.into_inner());
     let dir = scratch("kill");
     let file = scenario(&dir, "rate = \"10Mbps\"\ndelay = \"5ms\"\nbuffer = \"20pkt\"", "");
     let long = ["--set", "sim.duration=60s", "--quiet"];
@@ -401,16 +417,25 @@ impl Agreement {
         let name = case.name();
         let file = dir.join(format!("{name}.toml"));
         std::fs::write(&file, case.text(duration, warmup)).unwrap();
-        let mut sides = [Vec::new(), Vec::new()];
-        for seed in 1..=seeds {
-            for (side, command) in ["testbed", "run"].iter().enumerate() {
-                let out = dir.join(format!("{name}-{command}-{seed}"));
-                let seed = format!("sim.seed={seed}");
-                let o = equipoise(&[command, file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--set", &seed, "--quiet"]);
-                assert!(o.status.success(), "{name} {command}: {}", stderr(&o));
-                sides[side].push(measures(&out));
-            }
-        }
+        // Every seed on both sides at once: the testbed's runs keep to real time in their own
+        // namespaces, the simulations take a fraction of a second each.
+        let (file, name_ref) = (&file, &name);
+        let sides = std::thread::scope(|scope| {
+            let runs = ["testbed", "run"].map(|command| {
+                (1..=seeds)
+                    .map(|seed| {
+                        scope.spawn(move || {
+                            let out = dir.join(format!("{name_ref}-{command}-{seed}"));
+                            let seed = format!("sim.seed={seed}");
+                            let o = equipoise(&[command, file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--set", &seed, "--quiet"]);
+                            assert!(o.status.success(), "{name_ref} {command}: {}", stderr(&o));
+                            measures(&out)
+                        })
+                    })
+                    .collect::<Vec<_>>()
+            });
+            runs.map(|side| side.into_iter().map(|run| run.join().expect("a run of the case")).collect::<Vec<_>>())
+        });
         let mean = |side: usize, f: &dyn Fn(&Measures) -> f64| sides[side].iter().map(f).sum::<f64>() / seeds as f64;
         let both = |f: &dyn Fn(&Measures) -> f64| [mean(0, f), mean(1, f)];
         // The variance of a side's mean: the runs' sample variance over their number.
@@ -464,7 +489,8 @@ impl Agreement {
 }
 
 /// Two short cases of the grid, as CI can afford: one flow alone, and one flow at 1 % random
-/// loss, each three times 10 s on the testbed beside three simulations with `linux-6`. A lossy
+/// loss, each three times 10 s on the testbed beside three simulations with `linux-6`, the
+/// two cases at once. A lossy
 /// run's goodput varies from run to run (about 15 % over 8 s), so there the aggregate may
 /// differ by 5 % plus the noise of the difference (twice its standard error).
 #[test]
@@ -472,10 +498,13 @@ fn two_short_cases_agree_with_the_kernel() {
     if !can_run("two_short_cases_agree_with_the_kernel") {
         return;
     }
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _beside = ALONE.read().unwrap_or_else(|e| e.into_inner());
     let dir = scratch("short-grid");
-    for case in [GRID[0], GRID[9]] {
-        let a = Agreement::run(&case, 3, 10, 2, &dir);
+    let cases = std::thread::scope(|scope| {
+        let dir = &dir;
+        [GRID[0], GRID[9]].map(|case| scope.spawn(move || (case, Agreement::run(&case, 3, 10, 2, dir)))).map(|c| c.join().expect("a case"))
+    });
+    for (case, a) in cases {
         println!("{}\n{}", Agreement::HEADER, a.row());
         let allowed = if case.loss > 0.0 { 0.05 + a.aggregate_noise } else { 0.02 };
         assert!(Agreement::relative(a.aggregate).abs() <= allowed, "{}: goodput {:?}, allowed {allowed}", a.name, a.aggregate);
@@ -487,15 +516,15 @@ fn two_short_cases_agree_with_the_kernel() {
 }
 
 /// The agreement grid of docs/testbed.md: each case three times on the testbed and as a
-/// simulation with the `linux-6` profile (seeds 1-3), 20 s each from 5 s, compared flow by
-/// flow. Prints the table; `scripts/agreement-grid` runs it and writes the table into the page.
+/// simulation with the `linux-6` profile (seeds 1-3, at once), 20 s each from 5 s, compared
+/// flow by flow, one case after another. Prints the table; `scripts/agreement-grid` runs it and writes the table into the page.
 #[test]
 #[ignore]
 fn agreement_grid() {
     if !can_run("agreement_grid") {
         return;
     }
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _beside = ALONE.read().unwrap_or_else(|e| e.into_inner());
     let started = Instant::now();
     let dir = scratch("grid");
     println!("{}", Agreement::HEADER);

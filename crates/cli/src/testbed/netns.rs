@@ -140,7 +140,7 @@ pub fn ip(args: &[&str]) -> Result<(), String> {
 }
 
 /// Removes this tool's namespaces whose making process no longer runs (a run killed with
-/// SIGKILL cannot clean up after itself).
+/// SIGKILL cannot clean up after itself). Runs at once are safe: each keeps to its own.
 fn remove_leftovers() -> Result<(), String> {
     let out = Command::new("ip").args(["netns", "list"]).output().map_err(|e| format!("cannot run `ip` (iproute2): {e}"))?;
     for line in String::from_utf8_lossy(&out.stdout).lines() {
@@ -151,7 +151,13 @@ fn remove_leftovers() -> Result<(), String> {
             && pid != std::process::id()
             && !Path::new(&format!("/proc/{pid}")).exists()
         {
-            ip(&["netns", "del", name])?;
+            // Another run starting now may remove the same leftovers first: only a namespace
+            // still there after a failed removal is an error.
+            if let Err(e) = ip(&["netns", "del", name])
+                && Path::new("/run/netns").join(name).exists()
+            {
+                return Err(e);
+            }
         }
     }
     Ok(())
