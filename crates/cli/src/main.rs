@@ -147,6 +147,10 @@ enum Command {
         /// key columns), which `plot` draws dashed beside the measurements.
         #[arg(long)]
         fluid: bool,
+        /// Make every run in ns-2.35 (the `ns` program on the PATH) instead of the simulator,
+        /// into results/<name>-ns2 by default: the same tables, from ns-2's own TCP.
+        #[arg(long)]
+        ns2: bool,
         /// Write a Slurm batch script (a job array of shards) instead of running.
         #[arg(long)]
         slurm: bool,
@@ -226,7 +230,11 @@ enum Command {
         /// paper does not give, running the sweep at each (into DATASET-unknowns/, resumed).
         #[arg(long)]
         unknowns: bool,
-        /// Runs at once for --unknowns, 1 to 1024 [default: all cores].
+        /// Check every finding again on the platforms the `[paper]` table names
+        /// (`platforms = ["ns2"]`), running the sweep there (into DATASET-ns2/, resumed).
+        #[arg(long)]
+        platforms: bool,
+        /// Runs at once for --unknowns and --platforms, 1 to 1024 [default: all cores].
         #[arg(long, value_parser = parse_jobs)]
         jobs: Option<usize>,
     },
@@ -571,7 +579,10 @@ fn write_slurm(file: &Path, out: &Path, args: &slurm::SlurmArgs) -> Result<(), S
     let program = std::env::current_exe().map_err(|e| format!("cannot find this program's own path (for the job script): {e}"))?;
     let (file, out) = (absolute(file)?, absolute(out)?);
     // Check the sweep and lay out its dataset now, rather than on the cluster.
-    let sweep = topologies::sweep::Sweep::load(&file).map_err(|e| e.to_string())?;
+    let mut sweep = topologies::sweep::Sweep::load(&file).map_err(|e| e.to_string())?;
+    if args.ns2 {
+        sweep = sweep::in_ns2(sweep)?;
+    }
     let layout = sweep::SweepArgs {
         file: file.clone(),
         out: out.clone(),
@@ -581,6 +592,7 @@ fn write_slurm(file: &Path, out: &Path, args: &slurm::SlurmArgs) -> Result<(), S
         quick: false,
         quiet: true,
         fluid: false,
+        ns2: args.ns2,
     };
     sweep::prepare(&sweep, &layout)?;
     let script = out.join("sweep.sbatch");
@@ -619,6 +631,7 @@ fn main() -> ExitCode {
             quick,
             quiet,
             fluid,
+            ns2,
             slurm,
             slurm_shards,
             slurm_cpus,
@@ -626,8 +639,13 @@ fn main() -> ExitCode {
             slurm_mem,
             slurm_partition,
         } => {
-            let out = out.unwrap_or_else(|| default_dataset(&file, quick));
-            if slurm && fluid {
+            let out = out.unwrap_or_else(|| {
+                let dataset = default_dataset(&file, quick);
+                if ns2 { suffixed(dataset, "-ns2") } else { dataset }
+            });
+            if fluid && ns2 {
+                Err("--fluid with --ns2: the fluid model is this tool's own; sweep without --ns2 to add it".into())
+            } else if slurm && fluid {
                 Err("--fluid with --slurm: once the job array is done, `equipoise sweep FILE --out DIR --resume --fluid` adds the fluid side without running anything again".into())
             } else if slurm && quick {
                 Err("--quick is for a trial on this machine; a Slurm script runs the full sweep".into())
@@ -638,11 +656,12 @@ fn main() -> ExitCode {
                     time: slurm_time,
                     mem: slurm_mem,
                     partition: slurm_partition,
+                    ns2,
                 };
                 write_slurm(&file, &out, &args)
             } else {
                 let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-                let args = sweep::SweepArgs { file, out: out.clone(), jobs, shard, resume, quick, quiet, fluid };
+                let args = sweep::SweepArgs { file, out: out.clone(), jobs, shard, resume, quick, quiet, fluid, ns2 };
                 sweep::sweep(&args).map(|(ok, failed, skipped)| {
                     if !quiet {
                         emit(&format!("{ok} runs done, {failed} failed, {skipped} already done; dataset in {}/\n", out.display()));
@@ -653,10 +672,15 @@ fn main() -> ExitCode {
         Command::Report { quick: true, unknowns: true, .. } => {
             Err("--unknowns runs each sweep in full at every value of its unknowns; leave out --quick".into())
         }
-        Command::Report { jobs: Some(_), unknowns: false, .. } => Err("--jobs applies to --unknowns only".into()),
-        Command::Report { files, dataset, quick, into, unknowns, jobs } => {
+        Command::Report { quick: true, platforms: true, .. } => {
+            Err("--platforms runs each sweep in full on the paper's platforms; leave out --quick".into())
+        }
+        Command::Report { jobs: Some(_), unknowns: false, platforms: false, .. } => {
+            Err("--jobs applies to --unknowns and --platforms only".into())
+        }
+        Command::Report { files, dataset, quick, into, unknowns, platforms, jobs } => {
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-            let args = report::ReportArgs { files, dataset, into, unknowns: unknowns.then_some(jobs) };
+            let args = report::ReportArgs { files, dataset, into, unknowns, platforms, jobs };
             report::report(&args, |f| default_dataset(f, quick)).map(|text| emit(&text))
         }
         Command::Summarize { dir } => summarize::summarize(&dir).map(|digest| emit(&digest)),

@@ -20,7 +20,7 @@ pub fn load(file: &Path, sets: &[(String, String)], runner: &str) -> Result<Scen
 }
 
 /// The `ns` program to run: `given`, else `ns` on the `PATH`.
-fn ns_program(given: Option<&Path>) -> Result<PathBuf, String> {
+pub fn ns_program(given: Option<&Path>) -> Result<PathBuf, String> {
     if let Some(p) = given {
         return if p.is_file() { Ok(p.to_path_buf()) } else { Err(format!("--ns {}: no such file", p.display())) };
     }

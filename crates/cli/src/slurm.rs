@@ -16,6 +16,8 @@ pub struct SlurmArgs {
     pub mem: String,
     /// `#SBATCH --partition`; the cluster's default when absent.
     pub partition: Option<String>,
+    /// The runs are made in ns-2 (`sweep --ns2`; the nodes need its `ns` program).
+    pub ns2: bool,
 }
 
 /// Quotes `s` for a POSIX shell.
@@ -43,7 +45,8 @@ pub fn script(program: &Path, sweep_file: &Path, out: &Path, args: &SlurmArgs) -
          {partition}\
          #SBATCH --output={log}/shard-%a.log\n\
          set -euo pipefail\n\
-         exec {program} sweep {sweep_q} --out {out_q} --shard \"${{SLURM_ARRAY_TASK_ID}}/{n}\" --jobs \"${{SLURM_CPUS_PER_TASK:-{cpus}}}\" --resume --quiet\n",
+         exec {program} sweep {sweep_q} --out {out_q} --shard \"${{SLURM_ARRAY_TASK_ID}}/{n}\" --jobs \"${{SLURM_CPUS_PER_TASK:-{cpus}}}\" --resume --quiet{ns2}\n",
+        ns2 = if args.ns2 { " --ns2" } else { "" },
         version = env!("CARGO_PKG_VERSION"),
         n = args.shards,
         sweep = sweep_file.display(),
@@ -64,7 +67,7 @@ mod tests {
 
     #[test]
     fn the_script_runs_every_shard_of_the_sweep() {
-        let args = SlurmArgs { shards: 8, cpus: 4, time: "01:00:00".into(), mem: "2G".into(), partition: Some("batch".into()) };
+        let args = SlurmArgs { shards: 8, cpus: 4, time: "01:00:00".into(), mem: "2G".into(), partition: Some("batch".into()), ns2: false };
         let s = script(Path::new("/opt/equipoise"), Path::new("/data/phi's sweep.toml"), Path::new("/data/out"), &args);
         assert!(s.starts_with("#!/bin/bash\n"));
         for line in

@@ -168,15 +168,20 @@ fn tables_of(sweep: &Sweep) -> &'static [&'static str] {
     if sweep.is_aimd() { &AIMD_TABLES } else { &TABLES }
 }
 
-/// Runs one simulation; its records, or why it failed.
-fn simulate(sweep: &Sweep, run: &Run) -> Result<Outcome, String> {
+/// Runs one simulation (in ns-2 with `ns2`); its records, or why it failed.
+fn simulate(sweep: &Sweep, run: &Run, ns2: bool) -> Result<Outcome, String> {
     let experiment = sweep.scenario(run).map_err(|e| e.to_string())?;
     let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<Outcome, String> {
         match experiment {
             Experiment::Packet(mut s) => {
                 // A sweep writes tables, not packet captures: a `[[capture]]` is for `run`.
                 s.captures.clear();
-                let out = s.build().map_err(|e| e.to_string())?.run();
+                let out = if ns2 {
+                    let made = crate::ns2_run::run_ns2(&s, None)?;
+                    s.read_ns2_results(&made.results).map_err(|e| format!("ns-2's results: {e}"))?.output
+                } else {
+                    s.build().map_err(|e| e.to_string())?.run()
+                };
                 let metrics = s.metrics(&out);
                 Ok(Outcome::Packet { out: Box::new(out), metrics })
             }
@@ -212,8 +217,9 @@ fn write_batch(
     kinds: &[KeyKind],
     batch: usize,
     outcomes: Vec<(&Run, Result<Outcome, String>)>,
-    dir: &Path,
+    args: &SweepArgs,
 ) -> Result<u64, String> {
+    let dir = &args.out;
     let names = tables_of(sweep);
     let mut tables_acc: Vec<Option<DataFrame>> = vec![None; names.len()];
     let mut runs_acc = None;
@@ -240,7 +246,13 @@ fn write_batch(
     // The sweep file's name, not its path: the dataset must not depend on where the sweep was
     // started from (a cluster's tasks see absolute paths). Per-run seeds are in the rows.
     let name = Path::new(&sweep.file).file_name().map_or_else(|| sweep.file.clone(), |n| n.to_string_lossy().into_owned());
-    let source = if sweep.is_aimd() { "aimd" } else { "packet" };
+    let source = if sweep.is_aimd() {
+        "aimd"
+    } else if args.ns2 {
+        "ns2"
+    } else {
+        "packet"
+    };
     let provenance = Provenance { source, ..Provenance::packet(name, sweep.scenario_text.clone(), sweep.seed) };
     for (table, df) in names.iter().zip(tables_acc) {
         // A table with no rows (no time series when sampling is off) gets no file.
@@ -270,14 +282,16 @@ pub struct SweepArgs {
     pub quiet: bool,
     /// Add the fluid equilibrium of every point (`DIR/fluid/`).
     pub fluid: bool,
+    /// Make every run in ns-2.35 instead of the simulator.
+    pub ns2: bool,
 }
 
 /// What decides a sweep's runs, so that a dataset is resumed only by its own sweep: the file's
 /// TOML without its `[paper]` table (the paper's numbers and findings, and comments, may be
-/// edited without invalidating the runs), and a variant's settings (`# --quick: …`, and an
-/// unknown's value, `# --unknown: …`).
+/// edited without invalidating the runs), and a variant's settings (`# --quick: …`, an
+/// unknown's value, `# --unknown: …`, and runs made in ns-2, `# --ns2`).
 fn runs_of(text: &str) -> Result<(toml::Table, Vec<&str>), &str> {
-    let variant = text.lines().filter(|l| l.starts_with("# --quick:") || l.starts_with("# --unknown:")).collect();
+    let variant = text.lines().filter(|l| ["# --quick:", "# --unknown:", "# --ns2"].iter().any(|v| l.starts_with(v))).collect();
     let mut table: toml::Table = text.parse().map_err(|_| text)?;
     table.remove("paper");
     Ok((table, variant))
@@ -339,6 +353,28 @@ pub fn quick_variant(sweep: Sweep) -> Result<Sweep, String> {
     Ok(quick)
 }
 
+/// `sweep` with its runs made in ns-2.35, checked before anything runs: ns-2 is there, and it
+/// can run every point's scenario (ns-2 has no window law but its TCPs, no random drop zone,
+/// no threshold-dropper). Its dataset records that its runs are ns-2's.
+pub fn in_ns2(mut sweep: Sweep) -> Result<Sweep, String> {
+    let file = sweep.file.clone();
+    crate::ns2_run::ns_program(None).map_err(|e| format!("{file}: --ns2: {e}"))?;
+    for run in sweep.runs().iter().filter(|r| r.replicate == 0) {
+        match sweep.scenario(run).map_err(|e| format!("{file}: {e}"))? {
+            Experiment::Aimd(_) => {
+                return Err(format!("{file}: --ns2: an AIMD-model sweep is a model, not a network: ns-2 has nothing to run"));
+            }
+            Experiment::Packet(s) => {
+                s.ns2_script().map_err(|e| {
+                    format!("{file}: --ns2: ns-2.35 cannot run point {} ({}): {e}", run.point, sweep.points[run.point].label())
+                })?;
+            }
+        }
+    }
+    sweep.text.push_str("\n# --ns2: every run made in ns-2.35\n");
+    Ok(sweep)
+}
+
 /// Runs the sweep; returns (runs done now, runs failed now, runs skipped as already done).
 pub fn sweep(args: &SweepArgs) -> Result<(u64, u64, u64), String> {
     let mut sweep = Sweep::load(&args.file).map_err(|e| e.to_string())?;
@@ -347,6 +383,9 @@ pub fn sweep(args: &SweepArgs) -> Result<(u64, u64, u64), String> {
     }
     if args.fluid && sweep.is_aimd() {
         return Err(format!("{}: --fluid: an AIMD-model sweep is a model already; it has no fluid side", args.file.display()));
+    }
+    if args.ns2 {
+        sweep = in_ns2(sweep)?;
     }
     prepare(&sweep, args)?;
     let counts = run_prepared(&sweep, args)?;
@@ -507,7 +546,7 @@ pub fn run_prepared(sweep: &Sweep, args: &SweepArgs) -> Result<(u64, u64, u64), 
                 // Batches taken in order: the first batch is also the first on disk.
                 while !stop.load(Ordering::Relaxed) {
                     let Some((b, runs)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
-                    let outcomes = runs.iter().map(|run| (run, simulate(sweep, run))).collect();
+                    let outcomes = runs.iter().map(|run| (run, simulate(sweep, run, args.ns2))).collect();
                     if send.send((*b, outcomes)).is_err() {
                         break;
                     }
@@ -518,7 +557,7 @@ pub fn run_prepared(sweep: &Sweep, args: &SweepArgs) -> Result<(u64, u64, u64), 
         // This thread is not one of the pool's: it alone makes tables and writes them.
         while let Ok((b, outcomes)) = receive.recv() {
             let runs = outcomes.len() as u64;
-            match write_batch(sweep, &kinds, b, outcomes, &args.out) {
+            match write_batch(sweep, &kinds, b, outcomes, args) {
                 Ok(f) => {
                     if f > 0 {
                         failed += f;

@@ -427,7 +427,8 @@ impl Agreement {
                         scope.spawn(move || {
                             let out = dir.join(format!("{name_ref}-{command}-{seed}"));
                             let seed = format!("sim.seed={seed}");
-                            let o = equipoise(&[command, file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--set", &seed, "--quiet"]);
+                            let o =
+                                equipoise(&[command, file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--set", &seed, "--quiet"]);
                             assert!(o.status.success(), "{name_ref} {command}: {}", stderr(&o));
                             measures(&out)
                         })

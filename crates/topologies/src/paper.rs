@@ -5,6 +5,7 @@
 //! ```toml
 //! [paper]
 //! source = "Table III"
+//! platforms = ["ns2"]                       # also check the findings in ns-2.35 (report --platforms)
 //!
 //! [[paper.value]]
 //! label = "EWTCP, single-path users"
@@ -59,6 +60,16 @@ pub struct Paper {
     /// Parameters the paper leaves unsaid, each with the values it plausibly took: the
     /// findings are checked again at each (`equipoise report --unknowns`).
     pub unknowns: Vec<Unknown>,
+    /// The paper's own platforms that this tool can run the sweep on: the findings are
+    /// checked there too (`equipoise report --platforms`).
+    pub platforms: Vec<Platform>,
+}
+
+/// A platform other than the simulator that a sweep's runs can be made on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Platform {
+    /// ns-2.35, from the script `equipoise export ns2` writes.
+    Ns2,
 }
 
 /// A scenario key the paper does not give, and the range it plausibly spans.
@@ -257,11 +268,28 @@ pub fn read_paper(file: &str, table: &Table, keys: &[String], points: &[Point]) 
         u.finish()?;
         unknowns.push(Unknown { key, values, why, path });
     }
+    let mut platforms = Vec::new();
+    match t.value("platforms") {
+        None => {}
+        Some(Value::Array(list)) => {
+            for (i, p) in list.iter().enumerate() {
+                let platform = match p.as_str() {
+                    Some("ns2") => Platform::Ns2,
+                    _ => return Err(t.error(&format!("platforms[{i}]"), format!("{p}: expected \"ns2\" (ns-2.35)"))),
+                };
+                if platforms.contains(&platform) {
+                    return Err(t.error(&format!("platforms[{i}]"), format!("{p} is listed twice")));
+                }
+                platforms.push(platform);
+            }
+        }
+        Some(other) => return Err(t.error("platforms", format!("expected a list such as [\"ns2\"], found {}", type_name(other)))),
+    }
     t.finish()?;
     if values.is_empty() && claims.is_empty() {
         return Err(ScenarioError::new(file, "paper", "empty; give [[paper.value]] or [[paper.claim]] entries"));
     }
-    Ok(Paper { source, values, claims, unknowns })
+    Ok(Paper { source, values, claims, unknowns, platforms })
 }
 
 /// The array of tables at `key` (`[[paper.key]]`), empty when absent.

@@ -114,6 +114,11 @@ pub(super) fn side_name(sweep: &Sweep, claim: &Claim, chain: &[Quantity], q: &Qu
     parts.join(" ")
 }
 
+/// A wall time: seconds below two minutes, minutes above.
+pub(super) fn duration(s: f64) -> String {
+    if s < 120.0 { format!("{s:.0} s") } else { format!("{:.1} min", s / 60.0) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

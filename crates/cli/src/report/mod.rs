@@ -10,7 +10,7 @@ mod verdict;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use topologies::paper::{Claim, Paper, PaperValue, Relation, Statistic};
+use topologies::paper::{Claim, Paper, PaperValue, Platform, Relation, Statistic};
 use topologies::sweep::Sweep;
 
 use crate::output;
@@ -28,13 +28,18 @@ pub struct ReportArgs {
     /// A document whose `<!-- report: FILE -->` … `<!-- end report -->` blocks are replaced.
     pub into: Option<PathBuf>,
     /// Check every finding again at each value of the paper's unknowns, running the sweep at
-    /// each (into `DATASET-unknowns/KEY=VALUE`, resumed when there) with this many jobs.
-    pub unknowns: Option<usize>,
+    /// each (into `DATASET-unknowns/KEY=VALUE`, resumed when there).
+    pub unknowns: bool,
+    /// Check every finding again on the platforms the paper's table names, running the sweep
+    /// there (into `DATASET-ns2`, resumed when there).
+    pub platforms: bool,
+    /// Runs at once, for `unknowns` and `platforms`.
+    pub jobs: usize,
 }
 
-/// The Markdown report of one sweep; with `unknowns` (jobs), each finding also at each value
-/// of the paper's unknowns.
-pub fn report_one(file: &Path, dataset: &Path, unknowns: Option<usize>) -> Result<String, String> {
+/// The Markdown report of one sweep; with `unknowns`, each finding also at each value of the
+/// paper's unknowns, and with `platforms` on the paper's own platforms.
+pub fn report_one(file: &Path, dataset: &Path, args: &ReportArgs) -> Result<String, String> {
     let sweep = Sweep::load(file).map_err(|e| e.to_string())?;
     let name = file.display().to_string();
     let Some(paper) = &sweep.paper else {
@@ -43,10 +48,63 @@ pub fn report_one(file: &Path, dataset: &Path, unknowns: Option<usize>) -> Resul
     let mut data = Dataset { dir: dataset.to_path_buf(), tables: BTreeMap::new() };
     let mut out = String::new();
     render(&mut out, &sweep, paper, &name, &mut data).map_err(|e| e.to_string())?;
-    if let Some(jobs) = unknowns {
-        render_unknowns(&mut out, &sweep, paper, file, dataset, jobs)?;
+    if args.platforms {
+        for &platform in &paper.platforms {
+            render_platform(&mut out, &sweep, paper, file, dataset, platform, args.jobs)?;
+        }
+    }
+    if args.unknowns {
+        render_unknowns(&mut out, &sweep, paper, file, dataset, args.jobs)?;
     }
     Ok(out)
+}
+
+/// The paper's numbers and findings on `platform` beside ours: the sweep run there (resumed
+/// when its dataset is there).
+fn render_platform(
+    out: &mut String,
+    sweep: &Sweep,
+    paper: &Paper,
+    file: &Path,
+    dataset: &Path,
+    platform: Platform,
+    jobs: usize,
+) -> Result<(), String> {
+    let name = file.display().to_string();
+    let Platform::Ns2 = platform;
+    let dir = crate::suffixed(dataset.to_path_buf(), "-ns2");
+    let on_ns2 = crate::sweep::in_ns2(sweep.clone())?;
+    run_variant(&on_ns2, file, &dir, jobs, true)?;
+    let took = std::fs::read_to_string(format!("{}.wall", dir.display())).ok().and_then(|t| t.trim().parse::<f64>().ok());
+    let wall = took.map(|s| format!(", {} of wall time here", format::duration(s))).unwrap_or_default();
+    let mut ours = Dataset { dir: dataset.to_path_buf(), tables: BTreeMap::new() };
+    let mut theirs = Dataset { dir: dir.clone(), tables: BTreeMap::new() };
+    out.push_str(&format!(
+        "In ns-2.35 itself, the paper's platform: every run of the sweep made by ns-2 from the script `equipoise export ns2` writes (`equipoise sweep {name} --ns2` → `{}`), {} points × {} replicates{wall}.\n\n",
+        dir.display(),
+        sweep.points.len(),
+        sweep.replicates
+    ));
+    if !paper.values.is_empty() {
+        out.push_str("| | paper | ours | ns-2.35 | ns-2.35 / paper |\n|---|---|---|---|---|\n");
+        for v in &paper.values {
+            let (ours_text, _) = value_cells(v, &ours.measure(&name, &v.quantity)?);
+            let (ns2_text, ratio) = value_cells(v, &theirs.measure(&name, &v.quantity)?);
+            out.push_str(&format!("| {} | {} | {ours_text} | {ns2_text} | {ratio} |\n", v.label, paper_cell(v)));
+        }
+        out.push('\n');
+    }
+    if !paper.claims.is_empty() {
+        out.push_str("| finding | ours | ns-2.35 | ns-2.35 measured |\n|---|---|---|---|\n");
+        for claim in &paper.claims {
+            let (mine, _) = evaluate(sweep, claim, &name, &mut ours)?;
+            let (verdict, measured) = evaluate(&on_ns2, claim, &name, &mut theirs)?;
+            let escape = |t: &str| t.replace('|', "\\|");
+            out.push_str(&format!("| {} | {} | {} | {} |\n", escape(&claim.text), mine.mark(), verdict.mark(), escape(&measured)));
+        }
+        out.push_str(&format!("\n{}\n\n", Verdict::LEGEND));
+    }
+    Ok(())
 }
 
 /// The verdict of each finding at each value of each unknown, the sweep run at each value
@@ -67,7 +125,7 @@ fn render_unknowns(out: &mut String, sweep: &Sweep, paper: &Paper, file: &Path, 
                 (sweep, dataset.to_path_buf())
             } else {
                 let dir = unknown_dataset(dataset, &u.key, &topologies::sweep::value_text(value));
-                run_unknown_variant(&variant, file, &dir, jobs)?;
+                run_variant(&variant, file, &dir, jobs, false)?;
                 (&variant, dir)
             };
             let took = std::fs::read_to_string(format!("{}.wall", dir.display())).ok().and_then(|t| t.trim().parse::<f64>().ok());
@@ -95,9 +153,9 @@ fn render_unknowns(out: &mut String, sweep: &Sweep, paper: &Paper, file: &Path, 
     Ok(())
 }
 
-/// Runs (or resumes) an unknown's variant of the sweep into `dir`, recording its wall time in
-/// `DIR.wall` when it ran whole.
-fn run_unknown_variant(variant: &Sweep, file: &Path, dir: &Path, jobs: usize) -> Result<(), String> {
+/// Runs (or resumes) a variant of the sweep (at an unknown's value, or in ns-2) into `dir`,
+/// recording its wall time in `DIR.wall` when it ran whole.
+fn run_variant(variant: &Sweep, file: &Path, dir: &Path, jobs: usize, ns2: bool) -> Result<(), String> {
     let args = crate::sweep::SweepArgs {
         file: file.to_path_buf(),
         out: dir.to_path_buf(),
@@ -107,6 +165,7 @@ fn run_unknown_variant(variant: &Sweep, file: &Path, dir: &Path, jobs: usize) ->
         quick: false,
         quiet: true,
         fluid: false,
+        ns2,
     };
     let started = std::time::Instant::now();
     crate::sweep::prepare(variant, &args)?;
@@ -144,7 +203,7 @@ fn render(out: &mut String, sweep: &Sweep, paper: &Paper, name: &str, data: &mut
     let wall = std::fs::read_to_string(data.dir.with_extension("wall"))
         .ok()
         .and_then(|t| t.trim().parse::<f64>().ok())
-        .map(|s| format!(", {} of wall time here", if s < 120.0 { format!("{s:.0} s") } else { format!("{:.1} min", s / 60.0) }))
+        .map(|s| format!(", {} of wall time here", format::duration(s)))
         .unwrap_or_default();
     out.push_str(&format!(
         "{}: `equipoise sweep {name}` → `{}`, {} points × {} replicates ({runs} runs in the dataset{wall}). Mean ± 95 % CI over replicates.\n\n",
@@ -172,8 +231,24 @@ fn render(out: &mut String, sweep: &Sweep, paper: &Paper, name: &str, data: &mut
 
 /// A paper's value beside ours and their ratio.
 fn value_row(v: &PaperValue, m: &Measured) -> String {
+    let (ours, ratio) = value_cells(v, m);
+    format!("| {} | {} | {ours} | {ratio} |\n", v.label, paper_cell(v))
+}
+
+/// The paper's value, with its margin where it gives one.
+fn paper_cell(v: &PaperValue) -> String {
     let unit = unit_of(&v.quantity);
-    let (ours, ours_value) = match v.statistic {
+    match v.ci {
+        Some(ci) => show_ci(v.value, ci, unit),
+        None => show(v.value, unit),
+    }
+}
+
+/// What was measured of a paper's value (the statistic the paper reports), and its ratio to
+/// the paper's.
+fn value_cells(v: &PaperValue, m: &Measured) -> (String, String) {
+    let unit = unit_of(&v.quantity);
+    let (measured, value) = match v.statistic {
         Statistic::Max => {
             let max = m.values.iter().map(|r| r.1).fold(f64::NEG_INFINITY, f64::max);
             (format!("{} (largest of {})", show(max, unit), m.values.len()), max)
@@ -181,13 +256,8 @@ fn value_row(v: &PaperValue, m: &Measured) -> String {
         Statistic::Mean if m.values.len() > 1 => (show_ci(m.mean, m.half, unit), m.mean),
         Statistic::Mean => (show(m.mean, unit), m.mean),
     };
-    let paper = match v.ci {
-        Some(ci) => show_ci(v.value, ci, unit),
-        None => show(v.value, unit),
-    };
-    let ratio = ours_value / v.value;
-    let ratio = if ratio.is_finite() { format!("{ratio:.2}") } else { "—".into() };
-    format!("| {} | {paper} | {ours} | {ratio} |\n", v.label)
+    let ratio = value / v.value;
+    (measured, if ratio.is_finite() { format!("{ratio:.2}") } else { "—".into() })
 }
 
 /// A claim, its verdict, and our values: every chain's when there is one; for a trend, the
@@ -312,7 +382,7 @@ pub fn report(args: &ReportArgs, default_dataset: impl Fn(&Path) -> PathBuf) -> 
     let mut reports = Vec::new();
     for file in &args.files {
         let dataset = args.dataset.clone().unwrap_or_else(|| default_dataset(file));
-        reports.push((file, report_one(file, &dataset, args.unknowns)?));
+        reports.push((file, report_one(file, &dataset, args)?));
     }
     let Some(doc) = &args.into else {
         return Ok(reports.into_iter().map(|(_, r)| r).collect::<Vec<_>>().join("\n"));

@@ -77,3 +77,106 @@ fn ns2_runs_the_scenario_and_writes_the_tables_of_run() {
     assert!(kv.iter().any(|k| k.key == "equipoise.source" && k.value.as_deref() == Some("ns2")), "marked as ns-2's");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// Whether ns-2's `ns` runs here; under CI it must.
+fn have_ns2(test: &str) -> bool {
+    if Command::new("ns").arg("-version").output().is_ok() {
+        return true;
+    }
+    assert!(std::env::var_os("CI").is_none(), "CI must have ns-2 (.ci/run installs Debian's ns2 package)");
+    eprintln!("SKIPPED {test}: ns-2's `ns` is not installed");
+    false
+}
+
+/// A short sweep of seed 004's drop-tail network (N = 1 and 4), with one value and one
+/// finding of the paper and ns-2 among its platforms.
+fn parallel_sweep(dir: &std::path::Path, platforms: &str) -> PathBuf {
+    let scenario = std::fs::canonicalize(PARALLEL).unwrap();
+    let file = dir.join("parallel.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "scenario = {scenario:?}\nreplicates = 2\n\n\
+             [[zip]]\n\"sim.duration\" = [\"60s\"]\n\"sim.warmup\" = [\"20s\"]\n\n\
+             [grid]\n\"flow.par.count\" = [1, 4]\n\n\
+             [paper]\nsource = \"Fig. 7\"\nplatforms = {platforms}\n\n\
+             [[paper.value]]\nlabel = \"Theorem 1, N = 4\"\npoint = {{ \"flow.par.count\" = 4 }}\n\
+             metric = \"links.utilization\"\ngroup = \"bottleneck\"\nvalue = 0.923\n\n\
+             [[paper.claim]]\ntext = \"utilization rises with N\"\nmetric = \"links.utilization\"\ngroup = \"bottleneck\"\n\
+             along = \"flow.par.count\"\ntrend = \"increasing\"\n"
+        ),
+    )
+    .unwrap();
+    file
+}
+
+#[test]
+fn a_sweep_runs_in_ns2_and_the_report_puts_its_verdicts_beside_ours() {
+    let dir = scratch("sweep");
+    std::fs::create_dir_all(&dir).unwrap();
+    // What ns-2 cannot run, or a platform this tool does not know, is refused before any run.
+    let unknown = parallel_sweep(&dir, "[\"htsim\"]");
+    let o = equipoise(&["validate", unknown.to_str().unwrap()]);
+    assert!(!o.status.success() && stderr(&o).contains("paper.platforms[0]"), "{}", stderr(&o));
+    let threshold = dir.join("threshold.toml");
+    let scenario = std::fs::canonicalize("../../scenarios/parallel-threshold.toml").unwrap();
+    std::fs::write(&threshold, format!("scenario = {scenario:?}\n[grid]\n\"flow.par.count\" = [1, 2]\n")).unwrap();
+    let out = dir.join("never");
+    let o = equipoise(&["sweep", threshold.to_str().unwrap(), "--ns2", "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(!o.status.success(), "ns-2 has no threshold-dropper");
+    if have_ns2("a_sweep_runs_in_ns2_and_the_report_puts_its_verdicts_beside_ours") {
+        let e = stderr(&o);
+        assert!(e.contains("threshold.toml") && e.contains("point 0") && e.contains("threshold-dropper"), "{e}");
+    }
+    assert!(!out.exists(), "refused before anything is written");
+    let file = parallel_sweep(&dir, "[\"ns2\"]");
+    let fluid = equipoise(&["sweep", file.to_str().unwrap(), "--ns2", "--fluid", "--out", out.to_str().unwrap()]);
+    assert!(!fluid.status.success() && stderr(&fluid).contains("--fluid with --ns2"), "{}", stderr(&fluid));
+    if !have_ns2("a_sweep_runs_in_ns2_and_the_report_puts_its_verdicts_beside_ours") {
+        return;
+    }
+
+    let (ours, theirs) = (dir.join("ours"), dir.join("ours-ns2"));
+    for (out, extra) in [(&ours, None), (&theirs, Some("--ns2"))] {
+        let mut args = vec!["sweep", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"];
+        args.extend(extra);
+        let o = equipoise(&args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    }
+    // The datasets say where their runs were made, and one is never resumed as the other.
+    let source = |dataset: &PathBuf| {
+        let batch = std::fs::read_dir(dataset.join("links")).unwrap().next().unwrap().unwrap().path();
+        let mut reader = ParquetReader::new(File::open(batch).unwrap());
+        let kv = reader.get_metadata().unwrap().key_value_metadata().clone().unwrap_or_default();
+        kv.iter().find(|k| k.key == "equipoise.source").and_then(|k| k.value.clone()).unwrap_or_default()
+    };
+    assert_eq!((source(&ours).as_str(), source(&theirs).as_str()), ("packet", "ns2"));
+    let o = equipoise(&["sweep", file.to_str().unwrap(), "--out", theirs.to_str().unwrap(), "--resume", "--quiet"]);
+    assert!(!o.status.success() && stderr(&o).contains("another sweep"), "{}", stderr(&o));
+    // ns-2's utilizations are its own: not the simulator's numbers under another name.
+    let utilization = |dataset: &PathBuf| {
+        let mut batches: Vec<PathBuf> = std::fs::read_dir(dataset.join("links")).unwrap().map(|e| e.unwrap().path()).collect();
+        batches.sort();
+        let read = |f: &PathBuf| ParquetReader::new(File::open(f).unwrap()).finish().unwrap();
+        let all: Vec<DataFrame> = batches.iter().map(read).collect();
+        all.iter()
+            .flat_map(|df| df.column("utilization").unwrap().f64().unwrap().into_no_null_iter().collect::<Vec<f64>>())
+            .collect::<Vec<f64>>()
+    };
+    let (u_ours, u_ns2) = (utilization(&ours), utilization(&theirs));
+    assert_eq!(u_ns2.len(), 4);
+    assert!(u_ns2.iter().all(|u| (0.3..=1.0).contains(u)), "ns-2's utilizations {u_ns2:?}");
+    assert_ne!(u_ours, u_ns2);
+
+    // The report resumes the ns-2 dataset beside its own and sets the two side by side.
+    let o = equipoise(&["report", file.to_str().unwrap(), "--dataset", ours.to_str().unwrap(), "--platforms"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("In ns-2.35 itself"), "{text}");
+    assert!(text.contains("| | paper | ours | ns-2.35 | ns-2.35 / paper |"), "{text}");
+    let row = text.lines().find(|l| l.starts_with("| utilization rises with N | ") && l.matches('|').count() == 5);
+    let cells: Vec<&str> = row.unwrap_or_else(|| panic!("the finding's row: {text}")).split('|').map(str::trim).collect();
+    assert!(["✓", "(✓)", "≈", "✗", "–"].contains(&cells[2]) && ["✓", "(✓)", "≈", "✗", "–"].contains(&cells[3]), "{cells:?}");
+    assert!(cells[4].contains("0."), "what ns-2 measured: {cells:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
