@@ -13,8 +13,8 @@
 //!   overrides. Placeholders (`FILE`, `DIR`) are refused: a shown command is one to copy.
 //! - Every `equipoise …` line of other blocks (a synopsis) names only options the subcommand
 //!   has.
-//! - Every relative link resolves to a file, and an `#anchor` to a heading of its page (slugs
-//!   as GitHub and mdBook make them).
+//! - Every relative link resolves to a file (from a page of the book, one in docs/), and an
+//!   `#anchor` to a heading of its page (slugs as GitHub and mdBook make them).
 //! - docs/SUMMARY.md lists every page at the top of docs/, and every page it lists exists.
 //! - README.md gives the test command that `.ci/run` runs.
 
@@ -632,6 +632,13 @@ fn links_resolve_to_files_and_headings() {
                 let resolved = if file.is_empty() { path.clone() } else { path.parent().unwrap().join(file) };
                 if !resolved.exists() {
                     failures.push(format!("{at}: {target}: no such file"));
+                    continue;
+                }
+                // The book is built from docs/ alone: a link out of it resolves on GitHub but
+                // not in the book. Code and scenarios are named as paths, not linked.
+                let docs = root().join("docs").canonicalize().unwrap();
+                if path.starts_with(root().join("docs")) && !resolved.canonicalize().unwrap().starts_with(&docs) {
+                    failures.push(format!("{at}: {target}: outside docs/, which the book does not hold"));
                     continue;
                 }
                 if anchor.is_empty() || resolved.extension().is_none_or(|e| e != "md") {
