@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::rc::Rc;
 
 use polars::prelude::DataFrame;
 use topologies::paper::{Quantity, TABLES};
@@ -26,13 +27,32 @@ impl Measured {
     }
 }
 
-/// The dataset's values, read once per table.
+/// The dataset's values, read once per table, each column taken out of its table once (a
+/// report asks for the same columns for every quantity).
 pub(super) struct Dataset {
     pub(super) dir: PathBuf,
-    pub(super) tables: BTreeMap<String, DataFrame>,
+    tables: BTreeMap<String, DataFrame>,
+    numbers: BTreeMap<(String, String), Option<Rc<[f64]>>>,
+    texts: BTreeMap<(String, String), Option<Rc<[String]>>>,
 }
 
 impl Dataset {
+    pub(super) fn new(dir: PathBuf) -> Dataset {
+        Dataset { dir, tables: BTreeMap::new(), numbers: BTreeMap::new(), texts: BTreeMap::new() }
+    }
+
+    /// A numeric column of a table read already, as numbers.
+    fn numbers_of(&mut self, table: &str, column: &str) -> Option<Rc<[f64]>> {
+        let df = &self.tables[table];
+        self.numbers.entry((table.to_string(), column.to_string())).or_insert_with(|| numbers(df, column).map(Rc::from)).clone()
+    }
+
+    /// A column of a table read already, as text.
+    fn texts_of(&mut self, table: &str, column: &str) -> Option<Rc<[String]>> {
+        let df = &self.tables[table];
+        self.texts.entry((table.to_string(), column.to_string())).or_insert_with(|| texts(df, column).map(Rc::from)).clone()
+    }
+
     pub(super) fn table(&mut self, name: &str) -> Result<&DataFrame, String> {
         if !self.tables.contains_key(name) {
             let df = read_table(&self.dir, name).map_err(|e| self.why_empty(e))?;
@@ -63,19 +83,20 @@ impl Dataset {
             Some((t, c)) => (t.to_string(), c.to_string(), TABLES.iter().find(|(n, _)| *n == t).and_then(|(_, e)| *e)),
             None => ("metrics".to_string(), "value".to_string(), Some("group")),
         };
-        let df = self.table(&table)?;
-        let points = numbers(df, "point").ok_or_else(|| format!("{dir}: {table} has no point column: not a sweep dataset"))?;
-        let replicates = numbers(df, "replicate").ok_or_else(|| format!("{dir}: {table} has no replicate column: not a sweep dataset"))?;
-        let values = numbers(df, &column).ok_or_else(|| {
-            let names: Vec<String> = df.get_column_names().iter().map(|n| n.to_string()).collect();
+        let height = self.table(&table)?.height();
+        let points = self.numbers_of(&table, "point").ok_or_else(|| format!("{dir}: {table} has no point column: not a sweep dataset"))?;
+        let replicates =
+            self.numbers_of(&table, "replicate").ok_or_else(|| format!("{dir}: {table} has no replicate column: not a sweep dataset"))?;
+        let values = self.numbers_of(&table, &column).ok_or_else(|| {
+            let names: Vec<String> = self.tables[&table].get_column_names().iter().map(|n| n.to_string()).collect();
             let hint = topologies::error::suggestion(&column, names.iter().map(String::as_str));
             format!("{file}: {}.metric: {dir}: {table} has no numeric column \"{column}\"{hint}", q.key)
         })?;
-        let entities = entity_col.and_then(|c| texts(df, c));
-        let metrics = if table == "metrics" { texts(df, "metric") } else { None };
+        let entities = entity_col.and_then(|c| self.texts_of(&table, c));
+        let metrics = if table == "metrics" { self.texts_of(&table, "metric") } else { None };
         let mut found: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
         let (mut metric_seen, mut groups_seen) = (false, Vec::<String>::new());
-        for i in 0..df.height() {
+        for i in 0..height {
             if metrics.as_ref().is_some_and(|m| m[i] != q.metric) {
                 continue;
             }

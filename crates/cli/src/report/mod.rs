@@ -7,7 +7,6 @@ mod format;
 mod measure;
 mod verdict;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use topologies::paper::{Claim, Paper, PaperValue, Platform, Relation, Statistic};
@@ -45,7 +44,7 @@ pub fn report_one(file: &Path, dataset: &Path, args: &ReportArgs) -> Result<Stri
     let Some(paper) = &sweep.paper else {
         return Err(format!("{name}: no [paper] table: nothing to compare (docs/reproducing.md says how to add one)"));
     };
-    let mut data = Dataset { dir: dataset.to_path_buf(), tables: BTreeMap::new() };
+    let mut data = Dataset::new(dataset.to_path_buf());
     let mut out = String::new();
     render(&mut out, &sweep, paper, &name, &mut data).map_err(|e| e.to_string())?;
     if args.platforms {
@@ -77,8 +76,8 @@ fn render_platform(
     run_variant(&on_ns2, file, &dir, jobs, true)?;
     let took = std::fs::read_to_string(format!("{}.wall", dir.display())).ok().and_then(|t| t.trim().parse::<f64>().ok());
     let wall = took.map(|s| format!(", {} of wall time here", format::duration(s))).unwrap_or_default();
-    let mut ours = Dataset { dir: dataset.to_path_buf(), tables: BTreeMap::new() };
-    let mut theirs = Dataset { dir: dir.clone(), tables: BTreeMap::new() };
+    let mut ours = Dataset::new(dataset.to_path_buf());
+    let mut theirs = Dataset::new(dir.clone());
     out.push_str(&format!(
         "In ns-2.35 itself, the paper's platform: every run of the sweep made by ns-2 from the script `equipoise export ns2` writes (`equipoise sweep {name} --ns2` → `{}`), {} points × {} replicates{wall}.\n\n",
         dir.display(),
@@ -130,7 +129,7 @@ fn render_unknowns(out: &mut String, sweep: &Sweep, paper: &Paper, file: &Path, 
             };
             let took = std::fs::read_to_string(format!("{}.wall", dir.display())).ok().and_then(|t| t.trim().parse::<f64>().ok());
             wall = wall.zip(took).map(|(a, b)| a + b);
-            let mut data = Dataset { dir, tables: BTreeMap::new() };
+            let mut data = Dataset::new(dir);
             columns.push(paper.claims.iter().map(|c| evaluate(evaluated, c, &name, &mut data).map(|(v, _)| v)).collect::<Result<_, _>>()?);
         }
         let wall = wall.map(|s| format!(", {s:.0} s of wall time here")).unwrap_or_default();
