@@ -30,6 +30,9 @@ pub fn ns_program(given: Option<&Path>) -> Result<PathBuf, String> {
     })
 }
 
+/// Every scratch directory of an ns-2 run starts so, then the making process's id.
+const SCRATCH_PREFIX: &str = "equipoise-ns2-";
+
 /// A scratch directory removed when dropped, whatever happened.
 struct Scratch(PathBuf);
 
@@ -37,7 +40,9 @@ impl Scratch {
     fn new() -> Result<Scratch, String> {
         use std::sync::atomic::{AtomicU32, Ordering};
         static NEXT: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!("equipoise-ns2-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
+        static CLEANED: std::sync::Once = std::sync::Once::new();
+        CLEANED.call_once(remove_leftovers);
+        let dir = std::env::temp_dir().join(format!("{SCRATCH_PREFIX}{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
         std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make the scratch directory {}: {e}", dir.display()))?;
         Ok(Scratch(dir))
     }
@@ -46,6 +51,25 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Removes the scratch directories of runs whose process is gone (a killed run cannot remove
+/// its own). Only where `/proc` tells which processes run.
+fn remove_leftovers() {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let pid = name.to_str().and_then(|n| n.strip_prefix(SCRATCH_PREFIX)).and_then(|rest| rest.split('-').next()?.parse::<u32>().ok());
+        if let Some(pid) = pid
+            && pid != std::process::id()
+            && !Path::new(&format!("/proc/{pid}")).exists()
+        {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
     }
 }
 

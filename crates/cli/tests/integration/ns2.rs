@@ -53,11 +53,19 @@ fn ns2_runs_the_scenario_and_writes_the_tables_of_run() {
         eprintln!("SKIPPED ns2_runs_the_scenario_and_writes_the_tables_of_run: ns-2's `ns` is not installed");
         return;
     }
+    // What a killed run left in the temporary directory (its process gone) is removed.
+    let mut gone = Command::new("true").spawn().unwrap();
+    let dead = gone.id();
+    gone.wait().unwrap();
+    let leftover = std::env::temp_dir().join(format!("equipoise-ns2-{dead}-0"));
+    std::fs::create_dir_all(&leftover).unwrap();
+    std::fs::write(leftover.join("run.tcl"), "").unwrap();
     let sets = ["--set", "sim.duration=60s", "--set", "sim.warmup=20s", "--set", "flow.par.count=4", "--quiet"];
     let mut args = vec!["ns2", PARALLEL, "--out", out.to_str().unwrap()];
     args.extend(sets);
     let o = equipoise(&args);
     assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!leftover.exists(), "a dead run's scratch directory is removed");
     for f in ["flows.parquet", "links.parquet", "metrics.parquet", "ns2-script.tcl", "ns2-results.txt"] {
         assert!(out.join(f).is_file(), "{f} written");
     }
