@@ -641,7 +641,7 @@ fn main() -> ExitCode {
         } => {
             let out = out.unwrap_or_else(|| {
                 let dataset = default_dataset(&file, quick);
-                if ns2 { suffixed(dataset, "-ns2") } else { dataset }
+                if ns2 { sweep::ns2_dataset(&dataset) } else { dataset }
             });
             if fluid && ns2 {
                 Err("--fluid with --ns2: the fluid model is this tool's own; sweep without --ns2 to add it".into())

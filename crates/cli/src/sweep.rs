@@ -353,6 +353,11 @@ pub fn quick_variant(sweep: Sweep) -> Result<Sweep, String> {
     Ok(quick)
 }
 
+/// Where the ns-2 side of the dataset `dir` lives: `DIR-ns2`.
+pub fn ns2_dataset(dir: &Path) -> PathBuf {
+    crate::suffixed(dir.to_path_buf(), "-ns2")
+}
+
 /// `sweep` with its runs made in ns-2.35, checked before anything runs: ns-2 is there, and it
 /// can run every point's scenario (ns-2 has no window law but its TCPs, no random drop zone,
 /// no threshold-dropper). Its dataset records that its runs are ns-2's.

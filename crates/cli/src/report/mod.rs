@@ -49,34 +49,32 @@ pub fn report_one(file: &Path, dataset: &Path, args: &ReportArgs) -> Result<Stri
     render(&mut out, &sweep, paper, &name, &mut data).map_err(|e| e.to_string())?;
     if args.platforms {
         for &platform in &paper.platforms {
-            render_platform(&mut out, &sweep, paper, file, dataset, platform, args.jobs)?;
+            render_platform(&mut out, &sweep, paper, file, &mut data, platform, args.jobs)?;
         }
     }
     if args.unknowns {
-        render_unknowns(&mut out, &sweep, paper, file, dataset, args.jobs)?;
+        render_unknowns(&mut out, &sweep, paper, file, &mut data, args.jobs)?;
     }
     Ok(out)
 }
 
-/// The paper's numbers and findings on `platform` beside ours: the sweep run there (resumed
-/// when its dataset is there).
+/// The paper's numbers and findings on `platform` beside ours (`ours`, the sweep's dataset):
+/// the sweep run there (resumed when its dataset is there).
 fn render_platform(
     out: &mut String,
     sweep: &Sweep,
     paper: &Paper,
     file: &Path,
-    dataset: &Path,
+    ours: &mut Dataset,
     platform: Platform,
     jobs: usize,
 ) -> Result<(), String> {
     let name = file.display().to_string();
     let Platform::Ns2 = platform;
-    let dir = crate::suffixed(dataset.to_path_buf(), "-ns2");
+    let dir = crate::sweep::ns2_dataset(&ours.dir);
     let on_ns2 = crate::sweep::in_ns2(sweep.clone())?;
     run_variant(&on_ns2, file, &dir, jobs, true)?;
-    let took = std::fs::read_to_string(format!("{}.wall", dir.display())).ok().and_then(|t| t.trim().parse::<f64>().ok());
-    let wall = took.map(|s| format!(", {} of wall time here", format::duration(s))).unwrap_or_default();
-    let mut ours = Dataset::new(dataset.to_path_buf());
+    let wall = wall_of(&dir).map(|s| format!(", {} of wall time here", format::duration(s))).unwrap_or_default();
     let mut theirs = Dataset::new(dir.clone());
     out.push_str(&format!(
         "In ns-2.35 itself, the paper's platform: every run of the sweep made by ns-2 from the script `equipoise export ns2` writes (`equipoise sweep {name} --ns2` → `{}`), {} points × {} replicates{wall}.\n\n",
@@ -96,7 +94,7 @@ fn render_platform(
     if !paper.claims.is_empty() {
         out.push_str("| finding | ours | ns-2.35 | ns-2.35 measured |\n|---|---|---|---|\n");
         for claim in &paper.claims {
-            let (mine, _) = evaluate(sweep, claim, &name, &mut ours)?;
+            let (mine, _) = evaluate(sweep, claim, &name, ours)?;
             let (verdict, measured) = evaluate(&on_ns2, claim, &name, &mut theirs)?;
             let escape = |t: &str| t.replace('|', "\\|");
             out.push_str(&format!("| {} | {} | {} | {} |\n", escape(&claim.text), mine.mark(), verdict.mark(), escape(&measured)));
@@ -108,8 +106,11 @@ fn render_platform(
 
 /// The verdict of each finding at each value of each unknown, the sweep run at each value
 /// (the other unknowns at the scenario's own values), and where each finding stops holding.
-fn render_unknowns(out: &mut String, sweep: &Sweep, paper: &Paper, file: &Path, dataset: &Path, jobs: usize) -> Result<(), String> {
+fn render_unknowns(out: &mut String, sweep: &Sweep, paper: &Paper, file: &Path, ours: &mut Dataset, jobs: usize) -> Result<(), String> {
     let name = file.display().to_string();
+    let verdicts = |evaluated: &Sweep, data: &mut Dataset| -> Result<Vec<Verdict>, String> {
+        paper.claims.iter().map(|c| evaluate(evaluated, c, &name, data).map(|(v, _)| v)).collect()
+    };
     for (i, u) in paper.unknowns.iter().enumerate() {
         let values: Vec<String> = u.values.iter().map(format::short_value).collect();
         // The wall time of each value's sweep, kept beside its dataset when the sweep ran whole
@@ -120,17 +121,15 @@ fn render_unknowns(out: &mut String, sweep: &Sweep, paper: &Paper, file: &Path, 
             let variant = sweep.with_unknown(i, j).map_err(|e| e.to_string())?;
             // At the scenario's own value the sweep's dataset serves: run again, it would give
             // the same results.
-            let (evaluated, dir) = if sweep.unknown_changes_nothing(&variant) {
-                (sweep, dataset.to_path_buf())
+            if sweep.unknown_changes_nothing(&variant) {
+                wall = wall.zip(wall_of(&ours.dir)).map(|(a, b)| a + b);
+                columns.push(verdicts(sweep, ours)?);
             } else {
-                let dir = unknown_dataset(dataset, &u.key, &topologies::sweep::value_text(value));
+                let dir = unknown_dataset(&ours.dir, &u.key, &topologies::sweep::value_text(value));
                 run_variant(&variant, file, &dir, jobs, false)?;
-                (&variant, dir)
-            };
-            let took = std::fs::read_to_string(format!("{}.wall", dir.display())).ok().and_then(|t| t.trim().parse::<f64>().ok());
-            wall = wall.zip(took).map(|(a, b)| a + b);
-            let mut data = Dataset::new(dir);
-            columns.push(paper.claims.iter().map(|c| evaluate(evaluated, c, &name, &mut data).map(|(v, _)| v)).collect::<Result<_, _>>()?);
+                wall = wall.zip(wall_of(&dir)).map(|(a, b)| a + b);
+                columns.push(verdicts(&variant, &mut Dataset::new(dir))?);
+            }
         }
         let wall = wall.map(|s| format!(", {s:.0} s of wall time here")).unwrap_or_default();
         out.push_str(&format!(
@@ -175,6 +174,12 @@ fn run_variant(variant: &Sweep, file: &Path, dir: &Path, jobs: usize, ns2: bool)
     Ok(())
 }
 
+/// The wall time a sweep took to make the dataset `dir` whole, kept beside it in `DIR.wall`
+/// (by `scripts/reproduce`, or by [`run_variant`]); none for a dataset made in parts.
+fn wall_of(dir: &Path) -> Option<f64> {
+    std::fs::read_to_string(format!("{}.wall", dir.display())).ok().and_then(|t| t.trim().parse::<f64>().ok())
+}
+
 /// Where an unknown's variant of a dataset lives: `DATASET-unknowns/KEY=VALUE`.
 fn unknown_dataset(dataset: &Path, key: &str, value: &str) -> PathBuf {
     let safe: String = value.chars().map(|c| if c.is_ascii_alphanumeric() || ".-_".contains(c) { c } else { '_' }).collect();
@@ -199,11 +204,7 @@ fn render(out: &mut String, sweep: &Sweep, paper: &Paper, name: &str, data: &mut
     let runs = data.table("runs").map(|df| df.height()).unwrap_or(0);
     // scripts/reproduce records each sweep's wall time beside its dataset (the dataset itself
     // holds nothing that depends on the machine).
-    let wall = std::fs::read_to_string(data.dir.with_extension("wall"))
-        .ok()
-        .and_then(|t| t.trim().parse::<f64>().ok())
-        .map(|s| format!(", {} of wall time here", format::duration(s)))
-        .unwrap_or_default();
+    let wall = wall_of(&data.dir).map(|s| format!(", {} of wall time here", format::duration(s))).unwrap_or_default();
     out.push_str(&format!(
         "{}: `equipoise sweep {name}` → `{}`, {} points × {} replicates ({runs} runs in the dataset{wall}). Mean ± 95 % CI over replicates.\n\n",
         if paper.source.is_empty() { "Paper" } else { &paper.source },
