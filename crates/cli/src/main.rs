@@ -570,6 +570,14 @@ fn parse_jobs(text: &str) -> Result<usize, String> {
     }
 }
 
+/// Whether `name` (`PREFIX<pid>-…`) was made by a process of this tool that no longer runs, so
+/// that what it left (a killed run cannot remove its own) may go. Never where `/proc` cannot
+/// tell which processes run, and never this process's own.
+fn made_by_a_gone_process(name: &str, prefix: &str) -> bool {
+    let pid = name.strip_prefix(prefix).and_then(|rest| rest.split('-').next()?.parse::<u32>().ok());
+    pid.is_some_and(|pid| pid != std::process::id() && Path::new("/proc/self").exists() && !Path::new(&format!("/proc/{pid}")).exists())
+}
+
 fn suffixed(dir: PathBuf, suffix: &str) -> PathBuf {
     dir.with_file_name(format!("{}{suffix}", dir.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()))
 }

@@ -55,19 +55,11 @@ impl Drop for Scratch {
 }
 
 /// Removes the scratch directories of runs whose process is gone (a killed run cannot remove
-/// its own). Only where `/proc` tells which processes run.
+/// its own).
 fn remove_leftovers() {
-    if !Path::new("/proc/self").exists() {
-        return;
-    }
     let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
     for entry in entries.flatten() {
-        let name = entry.file_name();
-        let pid = name.to_str().and_then(|n| n.strip_prefix(SCRATCH_PREFIX)).and_then(|rest| rest.split('-').next()?.parse::<u32>().ok());
-        if let Some(pid) = pid
-            && pid != std::process::id()
-            && !Path::new(&format!("/proc/{pid}")).exists()
-        {
+        if entry.file_name().to_str().is_some_and(|n| crate::made_by_a_gone_process(n, SCRATCH_PREFIX)) {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }

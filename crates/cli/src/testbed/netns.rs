@@ -145,12 +145,7 @@ fn remove_leftovers() -> Result<(), String> {
     let out = Command::new("ip").args(["netns", "list"]).output().map_err(|e| format!("cannot run `ip` (iproute2): {e}"))?;
     for line in String::from_utf8_lossy(&out.stdout).lines() {
         let Some(name) = line.split_whitespace().next() else { continue };
-        let Some(rest) = name.strip_prefix(PREFIX) else { continue };
-        let pid = rest.split('-').next().and_then(|p| p.parse::<u32>().ok());
-        if let Some(pid) = pid
-            && pid != std::process::id()
-            && !Path::new(&format!("/proc/{pid}")).exists()
-        {
+        if crate::made_by_a_gone_process(name, PREFIX) {
             // Another run starting now may remove the same leftovers first: only a namespace
             // still there after a failed removal is an error.
             if let Err(e) = ip(&["netns", "del", name])
