@@ -107,9 +107,7 @@ fn a_link_carries_its_rate_with_its_delay_and_holds_its_buffer() {
     let links = table(&out, "links");
     assert_eq!(links.column("max_queue_pkts").unwrap().u32().unwrap().get(0), Some(50), "the buffer holds 50 packets");
     assert!(links.column("queue_drops").unwrap().u64().unwrap().get(0).unwrap() > 0, "and drops beyond them");
-    let mut reader = ParquetReader::new(File::open(out.join("flows.parquet")).unwrap());
-    let kv = reader.get_metadata().unwrap().key_value_metadata().clone().unwrap_or_default();
-    let meta = |key: &str| kv.iter().find(|k| k.key == key).and_then(|k| k.value.clone());
+    let meta = |key: &str| common::metadata(&out.join("flows.parquet"), key);
     assert_eq!(meta("equipoise.source").as_deref(), Some("testbed"));
     assert!(meta("equipoise.testbed.kernel").is_some_and(|v| !v.is_empty()));
     // The emulator's timing: its events ran late by less than 0.2 ms at the median.

@@ -5,7 +5,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::common::{self, equipoise};
+use crate::common::{self, equipoise, metadata};
 use polars::prelude::*;
 
 const SCENARIO: &str = "../../scenarios/dumbbell.toml";
@@ -239,17 +239,13 @@ fn quick_runs_the_short_variant_the_file_names_and_set_still_wins() {
     let file = "../../scenarios/seed003-scenario7.toml";
     let o = equipoise(&["run", file, "--quick", "--out", dir.to_str().unwrap(), "--quiet", "--set", "sim.seed=3"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let mut reader = ParquetReader::new(File::open(dir.join("flows.parquet")).unwrap());
-    let kv = reader.get_metadata().unwrap().key_value_metadata().clone().expect("metadata");
-    let scenario = kv.iter().find(|e| e.key == "equipoise.scenario").and_then(|e| e.value.clone()).unwrap();
+    let scenario = metadata(&dir.join("flows.parquet"), "equipoise.scenario").unwrap();
     assert!(scenario.contains("duration = \"60s\""), "the file's [quick] duration: {scenario}");
     assert!(scenario.contains("seed = 3"), "--set applies after --quick");
     // Without [quick], a packet scenario's short variant is 10 s.
     let o = equipoise(&["run", SCENARIO, "--quick", "--out", dir.to_str().unwrap(), "--quiet"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let mut reader = ParquetReader::new(File::open(dir.join("links.parquet")).unwrap());
-    let kv = reader.get_metadata().unwrap().key_value_metadata().clone().expect("metadata");
-    let scenario = kv.iter().find(|e| e.key == "equipoise.scenario").and_then(|e| e.value.clone()).unwrap();
+    let scenario = metadata(&dir.join("links.parquet"), "equipoise.scenario").unwrap();
     assert!(scenario.contains("duration = \"10s\""), "{scenario}");
 }
 

@@ -5,7 +5,7 @@ use std::fs::File;
 use std::path::PathBuf;
 use std::process::Command;
 
-use crate::common::{self, equipoise, stderr};
+use crate::common::{self, equipoise, metadata, stderr};
 use polars::prelude::*;
 
 const PARALLEL: &str = "../../scenarios/parallel-droptail.toml";
@@ -48,9 +48,7 @@ fn ns2_runs_the_scenario_and_writes_the_tables_of_run() {
     let out = scratch("run");
     let missing = equipoise(&["ns2", PARALLEL, "--ns", "/nonexistent/ns", "--out", out.to_str().unwrap()]);
     assert!(!missing.status.success() && stderr(&missing).contains("/nonexistent/ns"), "{}", stderr(&missing));
-    if Command::new("ns").arg("-version").output().is_err() {
-        assert!(std::env::var_os("CI").is_none(), "CI must have ns-2 (.ci/run installs Debian's ns2 package)");
-        eprintln!("SKIPPED ns2_runs_the_scenario_and_writes_the_tables_of_run: ns-2's `ns` is not installed");
+    if !have_ns2("ns2_runs_the_scenario_and_writes_the_tables_of_run") {
         return;
     }
     // What a killed run left in the temporary directory (its process gone) is removed.
@@ -80,9 +78,7 @@ fn ns2_runs_the_scenario_and_writes_the_tables_of_run() {
     assert!((goodput / 10e6 - utilization).abs() < 0.02, "goodput {goodput} against utilization {utilization}");
     let drops = links.column("queue_drops").unwrap().u64().unwrap().get(0).unwrap();
     assert!(drops > 0, "a 5-packet buffer drops");
-    let mut reader = ParquetReader::new(File::open(out.join("flows.parquet")).unwrap());
-    let kv = reader.get_metadata().unwrap().key_value_metadata().clone().unwrap_or_default();
-    assert!(kv.iter().any(|k| k.key == "equipoise.source" && k.value.as_deref() == Some("ns2")), "marked as ns-2's");
+    assert_eq!(metadata(&out.join("flows.parquet"), "equipoise.source").as_deref(), Some("ns2"), "marked as ns-2's");
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -154,9 +150,7 @@ fn a_sweep_runs_in_ns2_and_the_report_puts_its_verdicts_beside_ours() {
     // The datasets say where their runs were made, and one is never resumed as the other.
     let source = |dataset: &PathBuf| {
         let batch = std::fs::read_dir(dataset.join("links")).unwrap().next().unwrap().unwrap().path();
-        let mut reader = ParquetReader::new(File::open(batch).unwrap());
-        let kv = reader.get_metadata().unwrap().key_value_metadata().clone().unwrap_or_default();
-        kv.iter().find(|k| k.key == "equipoise.source").and_then(|k| k.value.clone()).unwrap_or_default()
+        metadata(&batch, "equipoise.source").unwrap_or_default()
     };
     assert_eq!((source(&ours).as_str(), source(&theirs).as_str()), ("packet", "ns2"));
     let o = equipoise(&["sweep", file.to_str().unwrap(), "--out", theirs.to_str().unwrap(), "--resume", "--quiet"]);
