@@ -115,6 +115,9 @@ pub struct Link {
     /// The last size serialized and its time: packets of one size dominate, and the exact
     /// 128-bit division is the costliest step otherwise.
     serialization_cache: (u32, Time),
+    /// Serialization times are htsim's, whole picoseconds per byte
+    /// ([`Rate::serialization_time_htsim`]), not exact.
+    htsim_serialization: bool,
 }
 
 impl Link {
@@ -146,14 +149,27 @@ impl Link {
             next_exit: Time::NEVER,
             counters: LinkCounters::default(),
             serialization_cache: (0, rate.serialization_time(0)),
+            htsim_serialization: false,
         }
+    }
+
+    /// Serializes as htsim's `Queue` does: whole picoseconds per byte, truncated.
+    pub fn with_htsim_serialization(mut self) -> Link {
+        self.htsim_serialization = true;
+        self.serialization_cache = (0, self.rate.serialization_time_htsim(0));
+        self
+    }
+
+    /// Time to serialize `size` bytes, uncached.
+    fn serialization_time_of(&self, size: u64) -> Time {
+        if self.htsim_serialization { self.rate.serialization_time_htsim(size) } else { self.rate.serialization_time(size) }
     }
 
     /// Time to serialize `size` bytes at this link's rate.
     #[inline]
     fn serialization_time(&mut self, size: u32) -> Time {
         if self.serialization_cache.0 != size {
-            self.serialization_cache = (size, self.rate.serialization_time(size as u64));
+            self.serialization_cache = (size, self.serialization_time_of(size as u64));
         }
         self.serialization_cache.1
     }
@@ -341,7 +357,7 @@ impl Link {
     pub fn arriving(&self, arena: &PacketArena, now: Time) -> Option<PacketId> {
         let head = self.line.head()?;
         let p = &arena[head];
-        (p.due >= now && p.due.saturating_sub(self.rate.serialization_time(p.size as u64)) < now).then_some(head)
+        (p.due >= now && p.due.saturating_sub(self.serialization_time_of(p.size as u64)) < now).then_some(head)
     }
 
     /// Restarts the maxima from the current queue (at the end of the warm-up, after

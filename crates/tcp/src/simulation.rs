@@ -31,11 +31,22 @@ pub struct SimConfig {
     pub ack_size: u32,
     /// Time-series resolution (`None`: no time series).
     pub sample_interval: Option<Time>,
+    /// Links serialize as htsim's `Queue` does, in whole picoseconds per byte (truncated), not
+    /// exactly (`sim.serialization = "htsim"`).
+    pub htsim_serialization: bool,
 }
 
 impl Default for SimConfig {
     fn default() -> Self {
-        SimConfig { duration: Time::from_secs(10), warmup: Time::ZERO, seed: 1, mss: 1500, ack_size: 40, sample_interval: None }
+        SimConfig {
+            duration: Time::from_secs(10),
+            warmup: Time::ZERO,
+            seed: 1,
+            mss: 1500,
+            ack_size: 40,
+            sample_interval: None,
+            htsim_serialization: false,
+        }
     }
 }
 
@@ -244,7 +255,7 @@ impl Simulation {
     pub fn add_link(&mut self, spec: LinkSpec) -> LinkIndex {
         assert!(self.links.len() < (MAX_INDEX / 2) as usize, "too many links for the event encoding");
         let seed = self.config.seed;
-        let link = Link::new(
+        let mut link = Link::new(
             spec.rate,
             spec.delay,
             spec.buffer,
@@ -253,6 +264,9 @@ impl Simulation {
             stream(seed, &format!("link.{}.loss", spec.name)),
             stream(seed, &format!("link.{}.queue", spec.name)),
         );
+        if self.config.htsim_serialization {
+            link = link.with_htsim_serialization();
+        }
         let id = self.ctx.net.add_link(link);
         let reverse = self.ctx.net.add_pipe(Pipe::new(spec.delay));
         for &(at, up) in &spec.events {

@@ -59,6 +59,9 @@ fn plan(s: &Scenario) -> Result<Plan, String> {
     if !(576..=9000).contains(&s.sim.mss) {
         return no("sim.mss", "the testbed's packets are the kernel's: an MTU from 576 to 9000 bytes");
     }
+    if s.sim.htsim_serialization {
+        return no("sim.serialization", "htsim's timing is a simulator's; the emulated links run on the wall clock");
+    }
     let (links, flows) = s.specs().map_err(|e| e.to_string())?;
     let mut total = 0u64;
     for (spec, model) in links.iter().zip(&s.links) {

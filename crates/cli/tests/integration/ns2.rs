@@ -29,6 +29,7 @@ fn export_writes_every_tcp_setting_and_refuses_what_ns2_lacks() {
     for (file, sets, key) in [
         ("../../scenarios/two-paths.toml", vec![], "flow.mp.paths"),
         (PARALLEL, vec!["--set", "tcp.jitter=1ms"], "tcp.jitter"),
+        (PARALLEL, vec!["--set", "sim.serialization=\"htsim\""], "sim.serialization"),
         (PARALLEL, vec!["--set", "tcp.profile=\"linux\""], "tcp.profile"),
         (PARALLEL, vec!["--set", "link.bottleneck.loss=0.01"], "link.bottleneck.loss"),
         ("../../scenarios/parallel-threshold.toml", vec![], "link.bottleneck.queue"),

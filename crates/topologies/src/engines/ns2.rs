@@ -295,6 +295,11 @@ impl Scenario {
         let index = self.link_index()?;
         self.check_flow_names()?;
         let mss = self.sim.mss;
+        if self.sim.htsim_serialization {
+            return Err(
+                self.error("sim.serialization", "ns-2 times a packet by its own clock, not htsim's: remove serialization = \"htsim\"")
+            );
+        }
         if self.sim.ack_size != NS2_HEADER {
             return Err(self.error("sim.ack_size", "ns-2's ACKs are 40 bytes (a TCP/IP header): set sim.ack_size = \"40B\""));
         }

@@ -45,8 +45,11 @@ pub(super) fn read_sim(mut t: Reader) -> Result<SimModel> {
     if sample_interval == Some(Time::ZERO) {
         return Err(t.error("sample_interval", "must be longer than zero (omit it for no time series)"));
     }
+    // "exact" (default): serialization times exact to the picosecond; "htsim": whole
+    // picoseconds per byte, truncated, as csg-htsim's Queue (docs/validation.md).
+    let htsim_serialization = t.choice("serialization", &[("exact", false), ("htsim", true)])?.unwrap_or(false);
     t.finish()?;
-    Ok(SimModel { duration, warmup, seed, mss, ack_size, sample_interval })
+    Ok(SimModel { duration, warmup, seed, mss, ack_size, sample_interval, htsim_serialization })
 }
 
 /// A window-sized quantity: at least one packet (a window below one packet could never send).

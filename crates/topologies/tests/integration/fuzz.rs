@@ -57,6 +57,7 @@ const KEYS: &[(&str, &str)] = &[
     ("sim", "mss"),
     ("sim", "ack_size"),
     ("sim", "sample_interval"),
+    ("sim", "serialization"),
     ("sim", "bogus"),
     ("tcp", "profile"),
     ("tcp", "min_rto"),
@@ -152,6 +153,7 @@ fn typed(key: &str) -> &'static [&'static str] {
         "rate" => RATES,
         "mss" | "ack_size" | "buffer" | "size" | "receive_buffer" | "syn_size" => SIZES,
         "delayed_ack" | "sack" | "rack" | "tlp" | "timestamps" | "rtt_every_ack" | "handshake" => BOOLS,
+        "serialization" => &["\"exact\"", "\"htsim\"", "\"ns2\"", "true"],
         _ => &["\"linux\"", "\"htsim\"", "\"ns2-sack\"", "\"newreno\"", "\"prr\"", "\"per-ack\"", "\"linux\"", "\"olia\""],
     }
 }

@@ -113,3 +113,46 @@ fn seed001_fig9_multipath_flow_keeps_up_with_a_link1_tcp_for_every_seed() {
         assert!((mp / tcp - 1.0).abs() <= 0.3, "seed {seed}: multipath {mp} against a link-1 TCP's {tcp}");
     }
 }
+
+/// csg-htsim's own runs of seed 001's Fig. 12 with the multipath flow's path 1 at 250 ms
+/// (841d9e7, `benches/htsim-fig12 --seeds 100 HTSIM_SRC`, means over seeds 1-100): the
+/// multipath flow's rate over the TCP's, path 1's goodput (pkt/s) and its timeouts per run.
+const HTSIM_FIG12_250MS: (f64, f64, f64) = (0.968, 18.0, 18.7);
+
+/// Seed 001's Fig. 12, path 1 at 250 ms, 20 seeds: with htsim's serialization (the
+/// scenario's) the profile gives htsim's ratio within 0.05 and path 1's rate and timeouts within
+/// 25 %; with exact timing path 1's packets tie with the short paths' at the bottleneck instead
+/// of arriving 37.5 ns behind them, and it carries several times htsim's rate.
+#[test]
+fn fig12_with_htsims_serialization_gives_htsims_long_path() {
+    let (ratio, path1_pps, path1_timeouts) = HTSIM_FIG12_250MS;
+    let mean_over_seeds = |serialization: &str| {
+        let (mut r, mut pps, mut timeouts) = (0.0, 0.0, 0.0);
+        for seed in 1..=20 {
+            let out = scenario(
+                "seed001-fig12.toml",
+                &[
+                    ("topology.links.a1.delay", "\"100ms\"".into()),
+                    ("sim.serialization", format!("\"{serialization}\"")),
+                    ("sim.seed", seed.to_string()),
+                ],
+            );
+            let flow = |name: &str| out.flows.iter().find(|f| &*f.flow == name).expect("flow");
+            r += flow("mp").goodput_bps / flow("tcp").goodput_bps / 20.0;
+            let path1 = out.subflows.iter().find(|s| &*s.flow == "mp" && s.subflow == 0).expect("path 1");
+            pps += path1.goodput_bps / 12_000.0 / 20.0;
+            timeouts += path1.timeouts as f64 / 20.0;
+        }
+        (r, pps, timeouts)
+    };
+    let (r, pps, timeouts) = mean_over_seeds("htsim");
+    eprintln!(
+        "htsim's serialization: mp/tcp {r:.3} ({ratio}), path 1 {pps:.1} pkt/s ({path1_pps}), {timeouts:.1} timeouts ({path1_timeouts})"
+    );
+    assert!((r - ratio).abs() <= 0.05, "mp/tcp {r} against htsim's {ratio}");
+    assert!((pps / path1_pps - 1.0).abs() <= 0.25, "path 1 {pps} pkt/s against htsim's {path1_pps}");
+    assert!((timeouts / path1_timeouts - 1.0).abs() <= 0.25, "path 1 {timeouts} timeouts against htsim's {path1_timeouts}");
+    let (_, exact_pps, _) = mean_over_seeds("exact");
+    eprintln!("exact serialization: path 1 {exact_pps:.1} pkt/s");
+    assert!(exact_pps > 4.0 * path1_pps, "exact timing: path 1 {exact_pps} pkt/s");
+}

@@ -118,7 +118,7 @@ fn each_class_of_mistake_names_file_key_and_expectation() {
         (
             with("seed = 3", "seed = 3\nwarm_up = \"1s\""),
             vec![],
-            "bad.toml: sim.warm_up: unknown key; did you mean \"warmup\"? (valid keys here: ack_size, duration, mss, sample_interval, seed, warmup)",
+            "bad.toml: sim.warm_up: unknown key; did you mean \"warmup\"? (valid keys here: ack_size, duration, mss, sample_interval, seed, serialization, warmup)",
         ),
         (
             with("buffer = \"20pkt\"", "buffer = \"100B\""),
@@ -193,6 +193,11 @@ fn each_class_of_mistake_names_file_key_and_expectation() {
             "bad.toml: flow.f.tcp.initial_cwnd: at most 1000000 packets, got 1000000000",
         ),
         (GOOD.to_string(), vec![("sim.sample_interval", "\"1ps\"")], "bad.toml: sim.sample_interval: 1ps over 2s for 3 subflows makes"),
+        (
+            GOOD.to_string(),
+            vec![("sim.serialization", "\"ns2\"")],
+            "bad.toml: sim.serialization: unknown serialization \"ns2\" (valid: exact, htsim)",
+        ),
         (GOOD.to_string(), vec![("tcp.recovery", "\"prr2\"")], "bad.toml: tcp.recovery: unknown recovery \"prr2\"; did you mean \"prr\"?"),
         (GOOD.to_string(), vec![("tcp.jitter", "5")], "bad.toml: tcp.jitter: "),
         (GOOD.to_string(), vec![("tcp.syn_size", "\"2pkt\"")], "bad.toml: tcp.syn_size: expected a size in bytes"),
