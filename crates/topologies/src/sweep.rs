@@ -254,10 +254,22 @@ impl Sweep {
     }
 
     /// Whether a variant from [`Sweep::with_unknown`] sets its unknown to the value the
-    /// scenario already has: then its runs give this sweep's results (its files would differ
-    /// only in the sweep text they record).
+    /// scenario already has, written in its file or left to the default: then its runs give
+    /// this sweep's results (its files would differ only in the sweep text they record).
     pub fn unknown_changes_nothing(&self, variant: &Sweep) -> bool {
-        self.base == variant.base
+        if self.base == variant.base {
+            return true;
+        }
+        // The model read, without the effective text it keeps for the results' metadata.
+        let model = |s: &Sweep| {
+            let mut e = Experiment::read(&s.scenario_name, &s.base).ok()?;
+            match &mut e {
+                Experiment::Packet(p) => p.text.clear(),
+                Experiment::Aimd(a) => a.text.clear(),
+            }
+            Some(format!("{e:?}"))
+        };
+        matches!((model(self), model(variant)), (Some(a), Some(b)) if a == b)
     }
 
     /// Applies each level to the base scenario, so that a key path that leads nowhere, an

@@ -125,7 +125,8 @@ fn ratios_are_checked_in_their_band_and_unknowns_at_each_value() {
          [[paper.claim]]\ntext = \"1 % loss costs a factor of 1000\"\nmetric = \"goodput_mean\"\ngroup = \"all\"\nband = [900, 1100]\nratio = [{}, {}]\n\
          [[paper.claim]]\ntext = \"the bottleneck is busy\"\nmetric = \"links.utilization\"\ngroup = \"bottleneck\"\nband = [0.5, 1.0]\ndenominator = 1.0\nratio = [{}]\n\
          testable_if = {{ metric = \"links.utilization\", group = \"bottleneck\", at_least = 2.0 }}\n\
-         [[paper.unknown]]\nkey = \"link.bottleneck.buffer\"\nvalues = [\"22ms\", \"100ms\"]\nwhy = \"not given\"\n",
+         [[paper.unknown]]\nkey = \"link.bottleneck.buffer\"\nvalues = [\"22ms\", \"100ms\"]\nwhy = \"not given\"\n\
+         [[paper.unknown]]\nkey = \"sim.serialization\"\nvalues = [\"exact\", \"htsim\"]\nwhy = \"the platform's clock\"\n",
         loss("0.0"),
         loss("0.01"),
         loss("0.0"),
@@ -150,6 +151,9 @@ fn ratios_are_checked_in_their_band_and_unknowns_at_each_value() {
     // The scenario's own 22 ms is the dataset's: only 100 ms is run again.
     assert!(!dir.join("data-unknowns/link.bottleneck.buffer=22ms").exists(), "the scenario's own value runs nothing");
     assert!(dir.join("data-unknowns/link.bottleneck.buffer=100ms/sweep.toml").exists(), "the variant's dataset");
+    // So is a value the scenario leaves to the default.
+    assert!(!dir.join("data-unknowns/sim.serialization=exact").exists(), "the default value runs nothing");
+    assert!(dir.join("data-unknowns/sim.serialization=htsim/sweep.toml").exists(), "the variant's dataset");
     // Bad unknowns are refused before anything runs, naming the entry.
     for (bad, key) in [
         ("key = \"link.bottleneck.loss\"\nvalues = [0.0, 0.1]", "paper.unknown[0].key"),
