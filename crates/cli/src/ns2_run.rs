@@ -24,10 +24,30 @@ pub fn ns_program(given: Option<&Path>) -> Result<PathBuf, String> {
     if let Some(p) = given {
         return if p.is_file() { Ok(p.to_path_buf()) } else { Err(format!("--ns {}: no such file", p.display())) };
     }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path).map(|d| d.join("ns")).find(|p| p.is_file()).ok_or_else(|| {
+    on_path("ns").ok_or_else(|| {
         "ns-2's `ns` program is not on the PATH: install ns-2.35 (Debian and Ubuntu: `apt-get install ns2`) or give --ns PATH".to_string()
     })
+}
+
+/// The first file named `name` in a directory of the PATH.
+fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file())
+}
+
+/// The command that runs `program` so that it dies with this process: through util-linux's
+/// `setpriv --pdeathsig KILL` (Linux) when it is installed, which asks the kernel to kill the
+/// child when the thread that started it ends, even by SIGKILL; a killed sweep would otherwise
+/// leave each `ns` to finish its run, minutes for seed 004's. Without `setpriv`, `program` itself.
+fn dying_with_this_process(program: &Path) -> Command {
+    match on_path("setpriv").filter(|_| cfg!(target_os = "linux")) {
+        Some(setpriv) => {
+            let mut command = Command::new(setpriv);
+            command.args(["--pdeathsig", "KILL", "--"]).arg(program);
+            command
+        }
+        None => Command::new(program),
+    }
 }
 
 /// Every scratch directory of an ns-2 run starts so, then the making process's id.
@@ -84,7 +104,7 @@ pub fn run_ns2(scenario: &Scenario, ns: Option<&Path>) -> Result<Ns2Run, String>
     let (tcl, results) = (scratch.0.join("run.tcl"), scratch.0.join("results.txt"));
     std::fs::write(&tcl, &script).map_err(|e| format!("cannot write {}: {e}", tcl.display()))?;
     let started = Instant::now();
-    let out = Command::new(&program)
+    let out = dying_with_this_process(&program)
         .arg(&tcl)
         .arg(&results)
         .current_dir(&scratch.0)

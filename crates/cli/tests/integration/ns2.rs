@@ -183,3 +183,48 @@ fn a_sweep_runs_in_ns2_and_the_report_puts_its_verdicts_beside_ours() {
     assert!(cells[4].contains("0."), "what ns-2 measured: {cells:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The processes whose command line mentions `text`.
+fn processes_mentioning(text: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains(text)))
+        .collect()
+}
+
+/// An `equipoise ns2` killed outright (SIGKILL: no time to stop anything) takes its `ns` with
+/// it, instead of leaving it to finish a run of hours of simulated time.
+#[test]
+fn a_killed_ns2_run_leaves_no_ns_running() {
+    if !have_ns2("a_killed_ns2_run_leaves_no_ns_running") || !std::path::Path::new("/proc").is_dir() {
+        return;
+    }
+    let out = scratch("killed");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_equipoise"))
+        .args(["ns2", PARALLEL, "--set", "sim.duration=20000s", "--set", "flow.par.count=10", "--quiet", "--out"])
+        .arg(&out)
+        .spawn()
+        .expect("the binary runs");
+    // The run's scratch directory, in ns's command line: equipoise-ns2-PID-N/run.tcl.
+    let mark = format!("equipoise-ns2-{}-", child.id());
+    let within = |seconds: u64, done: &dyn Fn() -> bool| {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+        while !done() && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        done()
+    };
+    assert!(within(20, &|| !processes_mentioning(&mark).is_empty()), "ns-2 started");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let left = || processes_mentioning(&mark);
+    assert!(within(5, &|| left().is_empty()), "ns-2 still runs after equipoise was killed: {:?}", left());
+    for entry in std::fs::read_dir(std::env::temp_dir()).unwrap().flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&mark) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
