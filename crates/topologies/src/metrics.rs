@@ -33,6 +33,11 @@ pub const METRICS: &[(&str, &str, &str)] = &[
     ("best_to_worst", "1", "largest goodput over smallest (seed 001 Fig. 4)"),
     ("timeouts", "count", "retransmission timeouts after the warm-up"),
     ("relative_drop", "1", "window oscillation: mean relative throughput drop per loss event (seed 000 §III-F)"),
+    (
+        "cc_state_mean",
+        "1",
+        "mean over the time series after the warm-up of the window law's state on each flow's first subflow (LIA's a, seed 001 Fig. 12); null without one",
+    ),
     ("completed", "count", "finite flows started after the warm-up that completed"),
     ("incomplete", "count", "finite flows started after the warm-up still running at the end"),
     ("completion_mean", "s", "their completion times: mean"),
@@ -100,11 +105,15 @@ impl Scenario {
                 groups.push(&f.key);
             }
         }
+        let states = cc_state_sums(out, warmup);
         for key in groups.iter().copied().map(Some).chain([None]) {
-            let members: Vec<&FlowRecord> =
-                self.flows.iter().zip(&out.flows).filter(|(m, _)| key.is_none_or(|k| &*m.key == k)).map(|(_, r)| r).collect();
+            let in_group = |m: &crate::model::FlowModel| key.is_none_or(|k| &*m.key == k);
+            let members: Vec<&FlowRecord> = self.flows.iter().zip(&out.flows).filter(|(m, _)| in_group(m)).map(|(_, r)| r).collect();
             let group = key.map_or("all".to_string(), |k| k.split_once('.').map_or(k, |(_, name)| name).to_string());
             flow_metrics(&mut rows, &group, &members, warmup);
+            let (sum, n) =
+                self.flows.iter().zip(&states).filter(|(m, _)| in_group(m)).fold((0.0, 0u64), |(s, n), (_, &(x, k))| (s + x, n + k));
+            push(&mut rows, "cc_state_mean", &group, if n > 0 { sum / n as f64 } else { f64::NAN });
         }
         let mut link_groups: Vec<&str> = Vec::new();
         for l in &self.links {
@@ -133,6 +142,18 @@ impl Scenario {
         }
         rows
     }
+}
+
+/// Per flow, the sum and the number of its first subflow's window-law states sampled after the
+/// warm-up: one pass over the time series, shared by every group.
+fn cc_state_sums(out: &RunOutput, warmup: f64) -> Vec<(f64, u64)> {
+    let mut sums = vec![(0.0, 0u64); out.flows.len()];
+    for s in out.samples.iter().filter(|s| s.subflow == 0 && s.time_s >= warmup) {
+        if let (Some(x), Some(sum)) = (s.cc_state, sums.get_mut(s.flow as usize)) {
+            *sum = (sum.0 + x, sum.1 + 1);
+        }
+    }
+    sums
 }
 
 /// Adds a row; a value that is not finite (a ratio over zero, a mean of nothing) does not

@@ -156,3 +156,36 @@ fn fig12_with_htsims_serialization_gives_htsims_long_path() {
     eprintln!("exact serialization: path 1 {exact_pps:.1} pkt/s");
     assert!(exact_pps > 4.0 * path1_pps, "exact timing: path 1 {exact_pps} pkt/s");
 }
+
+/// `cc_state_mean` is the mean of LIA's `a` over the time series after the warm-up (the paper's
+/// "a averages 0.57"), null for a law without a state and for a run without a time series.
+#[test]
+fn cc_state_mean_averages_lias_a_over_the_time_series() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/seed001-fig12.toml");
+    let sets: Vec<(String, String)> =
+        [("sim.duration", "\"200s\""), ("sim.warmup", "\"20s\"")].iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let s = topologies::load(&path, &sets).expect("loads");
+    let out = s.build().expect("builds").run();
+    let metric = |metrics: &[topologies::metrics::Metric], group: &str| {
+        metrics.iter().find(|m| m.metric == "cc_state_mean" && m.group == group).expect("a row").value
+    };
+    let metrics = s.metrics(&out);
+    let mp = out.flows.iter().position(|f| &*f.flow == "mp").expect("mp") as u32;
+    let a: Vec<f64> =
+        out.samples.iter().filter(|x| x.flow == mp && x.subflow == 0 && x.time_s >= 20.0).filter_map(|x| x.cc_state).collect();
+    assert!(a.len() >= 180, "{} samples", a.len());
+    let mean = a.iter().sum::<f64>() / a.len() as f64;
+    assert_eq!(metric(&metrics, "mp"), Some(mean));
+    assert!((0.5..=1.0).contains(&mean), "LIA's a on one bottleneck: {mean}");
+    assert_eq!(metric(&metrics, "tcp"), None, "Reno has no state");
+    assert_eq!(metric(&metrics, "all"), Some(mean), "the one flow with a state");
+    let d2 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/htsim-d2.toml");
+    let short: Vec<(String, String)> = [("sim.duration", "\"10ms\""), ("sim.warmup", "\"0s\""), ("flow.tcp.count", "2")]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let s = topologies::load(&d2, &short).expect("loads");
+    assert!(s.sim.sample_interval.is_none(), "D2 keeps no time series");
+    let out = s.build().expect("builds").run();
+    assert_eq!(metric(&s.metrics(&out), "all"), None, "no time series");
+}
