@@ -5,11 +5,16 @@ use std::sync::{Arc, Mutex};
 
 use tcp::RunOutput;
 
-fn scenario(file: &str, sets: &[(&str, String)]) -> RunOutput {
+/// Shipped scenario `file` with `sets` applied.
+fn load(file: &str, sets: &[(&str, &str)]) -> topologies::Scenario {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(file);
-    let sets: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
-    let s = topologies::load(&path, &sets).expect("loads");
-    s.build().expect("builds").run()
+    let sets: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    topologies::load(&path, &sets).expect("loads")
+}
+
+fn scenario(file: &str, sets: &[(&str, String)]) -> RunOutput {
+    let sets: Vec<(&str, &str)> = sets.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    load(file, &sets).build().expect("builds").run()
 }
 
 fn jain(xs: &[f64]) -> f64 {
@@ -64,13 +69,10 @@ fn d2_with_the_htsim_profile_gives_htsims_numbers() {
 /// bytes, the first drop comes at 11.4524 ms).
 #[test]
 fn a_lone_d2_flow_drops_its_first_packet_at_htsims_instant() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/htsim-d2.toml");
-    let sets: Vec<(String, String)> =
-        [("flow.tcp.count", "1"), ("sim.duration", "\"20ms\""), ("sim.warmup", "\"0s\""), ("tcp.profile", "\"htsim\"")]
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-    let mut s = topologies::load(&path, &sets).expect("loads");
+    let mut s = load(
+        "htsim-d2.toml",
+        &[("flow.tcp.count", "1"), ("sim.duration", "\"20ms\""), ("sim.warmup", "\"0s\""), ("tcp.profile", "\"htsim\"")],
+    );
     s.captures.push(topologies::model::CaptureModel {
         key: "capture".into(),
         links: vec![s.links[0].name.clone()],
@@ -161,10 +163,7 @@ fn fig12_with_htsims_serialization_gives_htsims_long_path() {
 /// "a averages 0.57"), null for a law without a state and for a run without a time series.
 #[test]
 fn cc_state_mean_averages_lias_a_over_the_time_series() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/seed001-fig12.toml");
-    let sets: Vec<(String, String)> =
-        [("sim.duration", "\"200s\""), ("sim.warmup", "\"20s\"")].iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    let s = topologies::load(&path, &sets).expect("loads");
+    let s = load("seed001-fig12.toml", &[("sim.duration", "\"200s\""), ("sim.warmup", "\"20s\"")]);
     let out = s.build().expect("builds").run();
     let metric = |metrics: &[topologies::metrics::Metric], group: &str| {
         metrics.iter().find(|m| m.metric == "cc_state_mean" && m.group == group).expect("a row").value
@@ -179,12 +178,7 @@ fn cc_state_mean_averages_lias_a_over_the_time_series() {
     assert!((0.5..=1.0).contains(&mean), "LIA's a on one bottleneck: {mean}");
     assert_eq!(metric(&metrics, "tcp"), None, "Reno has no state");
     assert_eq!(metric(&metrics, "all"), Some(mean), "the one flow with a state");
-    let d2 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/htsim-d2.toml");
-    let short: Vec<(String, String)> = [("sim.duration", "\"10ms\""), ("sim.warmup", "\"0s\""), ("flow.tcp.count", "2")]
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let s = topologies::load(&d2, &short).expect("loads");
+    let s = load("htsim-d2.toml", &[("sim.duration", "\"10ms\""), ("sim.warmup", "\"0s\""), ("flow.tcp.count", "2")]);
     assert!(s.sim.sample_interval.is_none(), "D2 keeps no time series");
     let out = s.build().expect("builds").run();
     assert_eq!(metric(&s.metrics(&out), "all"), None, "no time series");
