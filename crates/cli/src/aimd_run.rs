@@ -32,6 +32,9 @@ fn prediction(s: &AimdScenario) -> Option<f64> {
     if s.model.policy == Policy::All { all } else { one }
 }
 
+/// The tables of a run of the model, in the order [`frames`] makes them.
+pub const TABLES: [&str; 2] = ["connections", "model"];
+
 /// The two tables of a run.
 pub fn frames(s: &AimdScenario, r: &Report) -> PolarsResult<Vec<(&'static str, DataFrame)>> {
     let m = &s.model;
@@ -69,7 +72,7 @@ pub fn frames(s: &AimdScenario, r: &Report) -> PolarsResult<Vec<(&'static str, D
             Column::new("signals".into(), per.iter().map(|x| x.signals).collect::<Vec<_>>()),
         ],
     )?;
-    Ok(vec![("connections", connections), ("model", model)])
+    Ok(TABLES.into_iter().zip([connections, model]).collect())
 }
 
 /// The terminal summary: the aggregate against the paper's formula, then each group.

@@ -85,6 +85,11 @@ impl Captured {
         Ok((Box::new(Sink(files.clone())), Captured { files, names }))
     }
 
+    /// The names of the files the captures will be written to.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
     /// The files' names and bytes, and how many packets each holds.
     pub fn finish(self) -> Result<Vec<(String, Vec<u8>, u64)>, String> {
         let files = Arc::try_unwrap(self.files).map_err(|_| "the capture sink outlived its run".to_string())?;

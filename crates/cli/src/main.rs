@@ -360,7 +360,8 @@ fn run(
     };
     // Where the tables go is checked before the run, not after it.
     let dir = out.unwrap_or_else(|| default_out(file));
-    let target = output::prepare(&dir, overwrite)?;
+    let capture_files = captured.as_ref().map_or(&[][..], |c| c.names());
+    let target = output::prepare(&dir, overwrite, &tables::planned_files(&tables::RUN_TABLES, capture_files.iter().map(String::as_str)))?;
     let started = Instant::now();
     let output = if quiet { sim.run() } else { sim.run_observed(1000, progress::observer(started)) };
     let wall = started.elapsed().as_secs_f64();
@@ -392,7 +393,7 @@ fn run(
 /// Warns of each `[[traffic]]` table whose generator drew no flow in this run (a valid run:
 /// its flows are simply absent from the tables).
 fn warn_idle_traffic(file: &Path, scenario: &topologies::Scenario) {
-    for key in &scenario.idle_traffic {
+    for key in scenario.idle_traffic.iter().map(|template| &template.key) {
         eprintln!(
             "warning: {}: {key}: the generator drew no flow in this run ({} s, seed {}): the tables have no rows of its flows",
             file.display(),
@@ -421,7 +422,7 @@ fn run_fluid(file: &Path, out: Option<PathBuf>, sets: &[String], quick: bool, ov
         }
     }
     let dir = out.unwrap_or_else(|| suffixed(default_out(file), "-fluid"));
-    let target = output::prepare(&dir, overwrite)?;
+    let target = output::prepare(&dir, overwrite, &tables::planned_files(&tables::RUN_TABLES, []))?;
     let started = Instant::now();
     let mut stages = progress::FluidStages::start();
     let mut observe = |stage: fluid::Stage| {
@@ -470,7 +471,7 @@ fn run_fluid(file: &Path, out: Option<PathBuf>, sets: &[String], quick: bool, ov
 /// `equipoise run` on an AIMD-model scenario.
 fn run_aimd(file: &Path, scenario: &topologies::AimdScenario, out: Option<PathBuf>, overwrite: bool, quiet: bool) -> Result<(), String> {
     let dir = out.unwrap_or_else(|| default_out(file));
-    let target = output::prepare(&dir, overwrite)?;
+    let target = output::prepare(&dir, overwrite, &tables::planned_files(&aimd_run::TABLES, []))?;
     let started = Instant::now();
     let report = aimd::run(&scenario.model).map_err(|e| format!("{}: aimd: {e}", file.display()))?;
     let wall = started.elapsed().as_secs_f64();

@@ -121,6 +121,10 @@ pub fn run_ns2(scenario: &Scenario, ns: Option<&Path>) -> Result<Ns2Run, String>
     Ok(Ns2Run { script, results, wall_s })
 }
 
+/// The files `equipoise ns2` writes beside the tables: the script that ran, and what it wrote.
+const SCRIPT_FILE: &str = "ns2-script.tcl";
+const RESULTS_FILE: &str = "ns2-results.txt";
+
 /// `equipoise ns2`: runs the scenario in ns-2 and writes the tables of a run, with the script
 /// and ns-2's results file beside them.
 pub fn ns2(
@@ -133,7 +137,8 @@ pub fn ns2(
 ) -> Result<(), String> {
     let scenario = load(file, sets, "ns-2")?;
     let dir = out.unwrap_or_else(|| crate::suffixed(crate::default_out(file), "-ns2"));
-    let target = crate::output::prepare(&dir, overwrite)?;
+    let planned = crate::tables::planned_files(&crate::tables::RUN_TABLES, [SCRIPT_FILE, RESULTS_FILE]);
+    let target = crate::output::prepare(&dir, overwrite, &planned)?;
     if !quiet {
         eprintln!("running {} in ns-2 …", file.display());
     }
@@ -145,14 +150,20 @@ pub fn ns2(
         ..crate::tables::Provenance::packet(file.display().to_string(), scenario.text.clone(), scenario.sim.seed)
     };
     provenance.notes.push(("ns2.unmeasured".into(), read.unmeasured.join(", ")));
-    let extra = vec![("ns2-script.tcl".to_string(), run.script.into_bytes()), ("ns2-results.txt".to_string(), run.results.into_bytes())];
+    let extra = vec![(SCRIPT_FILE.to_string(), run.script.into_bytes()), (RESULTS_FILE.to_string(), run.results.into_bytes())];
     let written = crate::tables::write_run(&dir, target, &read.output, &metrics, &provenance, extra)?;
     if !quiet {
         let name = scenario.meta.name.as_deref().unwrap_or("scenario");
         crate::emit(&format!("{name} ({}), in ns-2.35\n\n", file.display()));
-        crate::emit(&crate::summary::render(&read.output, scenario.sim.warmup.as_secs_f64(), run.wall_s, "simulated by ns-2"));
+        crate::emit(&crate::summary::render_measured(
+            &read.output,
+            scenario.sim.warmup.as_secs_f64(),
+            run.wall_s,
+            "simulated by ns-2",
+            read.unmeasured,
+        ));
         crate::emit(&crate::summary::render_metrics(&metrics));
-        crate::emit(&format!("not measured by ns-2 (NaN or 0): {}\n", read.unmeasured.join(", ")));
+        crate::emit(&format!("not measured by ns-2 (NaN or 0 in the tables, - above): {}\n", read.unmeasured.join(", ")));
         let names: Vec<String> = written.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
         crate::emit(&format!("tables in {}/: {}\n", dir.display(), names.join(", ")));
     }

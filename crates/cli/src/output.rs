@@ -14,7 +14,9 @@
 //!   with an error saying what is there, unless `--overwrite` is given for a directory. Then the
 //!   files are written into it one by one (each to a temporary name, then renamed), only files
 //!   a previous marker lists are deleted, and the marker is written last. A regular file is
-//!   never replaced.
+//!   never replaced, and a file of the directory that the marker does not list is never written
+//!   over: a command that would write one (a table, a capture, a script of the same name) is
+//!   refused naming it, before it runs and again before anything is written.
 //!
 //! Temporaries left by processes that no longer run (`DIR.tmp-<pid>`, `DIR.old-<pid>` holding
 //! nothing but output files) are removed the next time `DIR` is written.
@@ -39,12 +41,36 @@ pub enum Target {
 }
 
 /// Decides how to write an output into `dir`, checks that it can be written, and removes stale
-/// temporaries beside it; call before the work whose results go there.
-pub fn prepare(dir: &Path, overwrite: bool) -> Result<Target, String> {
+/// temporaries beside it; call before the work whose results go there. `planned` names the
+/// files the work will write, as far as they are known before it: none may be a file of the
+/// user's.
+pub fn prepare(dir: &Path, overwrite: bool, planned: &[String]) -> Result<Target, String> {
     remove_stale_temporaries(dir);
     let target = classify(dir, overwrite)?;
+    if target == Target::InPlace {
+        refuse_foreign(dir, planned.iter().map(String::as_str))?;
+    }
     check_writable(dir, target)?;
     Ok(target)
+}
+
+/// Refuses to write any of `names` into `dir` where a file of that name is there and the
+/// marker does not list it: the user's own.
+fn refuse_foreign<'a>(dir: &Path, names: impl Iterator<Item = &'a str>) -> Result<(), String> {
+    let ours = listed(dir);
+    let mut theirs: Vec<&str> = names.filter(|n| !ours.contains(*n) && fs::symlink_metadata(dir.join(n)).is_ok()).collect();
+    if theirs.is_empty() {
+        return Ok(());
+    }
+    theirs.sort_unstable();
+    theirs.dedup();
+    Err(format!(
+        "{} already holds {}, which this tool did not write and would replace; nothing was written. \
+         Move {} away or choose another --out (--overwrite writes beside the user's files, never over them)",
+        dir.display(),
+        theirs.join(", "),
+        if theirs.len() == 1 { "it" } else { "them" }
+    ))
 }
 
 fn classify(dir: &Path, overwrite: bool) -> Result<Target, String> {
@@ -145,7 +171,10 @@ pub fn write(dir: &Path, target: Target, files: &[(String, Vec<u8>)]) -> Result<
     };
     match target {
         Target::New | Target::Replace => write_whole(dir, target, files)?,
-        Target::InPlace => write_in_place(dir, files)?,
+        Target::InPlace => {
+            refuse_foreign(dir, files.iter().map(|(name, _)| name.as_str()))?;
+            write_in_place(dir, files)?
+        }
     }
     Ok(files.iter().map(|(name, _)| dir.join(name)).collect())
 }
@@ -292,10 +321,10 @@ mod tests {
     fn a_new_directory_then_its_replacement() {
         let root = scratch("replace");
         let dir = root.join("out");
-        assert_eq!(prepare(&dir, false), Ok(Target::New));
+        assert_eq!(prepare(&dir, false, &[]), Ok(Target::New));
         write(&dir, Target::New, &files("one")).unwrap();
         assert_eq!(fs::read_to_string(dir.join(MARKER)).unwrap(), "a.parquet\nb.parquet\n");
-        assert_eq!(prepare(&dir, false), Ok(Target::Replace));
+        assert_eq!(prepare(&dir, false, &[]), Ok(Target::Replace));
         write(&dir, Target::Replace, &files("two")).unwrap();
         assert_eq!(fs::read_to_string(dir.join("a.parquet")).unwrap(), "two");
         let left: Vec<_> = fs::read_dir(&root).unwrap().map(|e| e.unwrap().file_name()).collect();
@@ -308,9 +337,9 @@ mod tests {
         let dir = root.join("mydir");
         fs::create_dir(&dir).unwrap();
         fs::write(dir.join("thesis.tex"), "mine").unwrap();
-        let err = prepare(&dir, false).unwrap_err();
+        let err = prepare(&dir, false, &[]).unwrap_err();
         assert!(err.contains("thesis.tex") && err.contains("--overwrite"), "{err}");
-        assert_eq!(prepare(&dir, true), Ok(Target::InPlace));
+        assert_eq!(prepare(&dir, true, &[]), Ok(Target::InPlace));
         write(&dir, Target::InPlace, &files("one")).unwrap();
         // A second run with fewer tables deletes only its own earlier files.
         write(&dir, Target::InPlace, &files("two")[..1]).unwrap();
@@ -320,25 +349,48 @@ mod tests {
     }
 
     #[test]
+    fn with_overwrite_a_file_of_the_users_is_never_written_over() {
+        let root = scratch("theirs");
+        let dir = root.join("mydir");
+        fs::create_dir(&dir).unwrap();
+        fs::write(dir.join("a.parquet"), "mine").unwrap();
+        let planned = vec!["a.parquet".to_string(), "b.parquet".to_string()];
+        let err = prepare(&dir, true, &planned).unwrap_err();
+        assert!(err.contains("a.parquet") && !err.contains("b.parquet") && err.contains("nothing was written"), "{err}");
+        // Found only at writing time (a name not known before the run): nothing is written.
+        let err = write(&dir, Target::InPlace, &files("one")).unwrap_err();
+        assert!(err.contains("a.parquet"), "{err}");
+        assert_eq!(fs::read_to_string(dir.join("a.parquet")).unwrap(), "mine");
+        assert!(!dir.join("b.parquet").exists() && !dir.join(MARKER).exists());
+        // Once the user's file is gone, the tool's own files are written and rewritten.
+        fs::remove_file(dir.join("a.parquet")).unwrap();
+        fs::write(dir.join("notes.txt"), "mine").unwrap();
+        write(&dir, prepare(&dir, true, &planned).unwrap(), &files("one")).unwrap();
+        write(&dir, prepare(&dir, true, &planned).unwrap(), &files("two")).unwrap();
+        assert_eq!(fs::read_to_string(dir.join("a.parquet")).unwrap(), "two");
+        assert_eq!(fs::read_to_string(dir.join("notes.txt")).unwrap(), "mine");
+    }
+
+    #[test]
     fn dot_a_symlink_and_a_file_in_the_way() {
         let root = scratch("special");
         fs::write(root.join("notes.txt"), "mine").unwrap();
         // `.` and `..` of a directory with the user's files: refused.
         let dot = root.join(".");
-        assert!(prepare(&dot, false).unwrap_err().contains("notes.txt"));
+        assert!(prepare(&dot, false, &[]).unwrap_err().contains("notes.txt"));
         let sub = root.join("sub");
         fs::create_dir(&sub).unwrap();
-        assert!(prepare(&sub.join(".."), false).unwrap_err().contains("notes.txt"));
+        assert!(prepare(&sub.join(".."), false, &[]).unwrap_err().contains("notes.txt"));
         // `x/.` of an empty directory: written into, not renamed.
         let empty = root.join("empty");
         fs::create_dir(&empty).unwrap();
-        assert_eq!(prepare(&empty.join("."), false), Ok(Target::InPlace));
+        assert_eq!(prepare(&empty.join("."), false, &[]), Ok(Target::InPlace));
         // A symlink to an empty directory: written through, the link left in place.
         let target = root.join("target");
         fs::create_dir(&target).unwrap();
         let link = root.join("link");
         std::os::unix::fs::symlink(&target, &link).unwrap();
-        assert_eq!(prepare(&link, false), Ok(Target::InPlace));
+        assert_eq!(prepare(&link, false, &[]), Ok(Target::InPlace));
         write(&link, Target::InPlace, &files("one")).unwrap();
         assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
         assert!(target.join("a.parquet").exists());
@@ -346,7 +398,7 @@ mod tests {
         let file = root.join("results.txt");
         fs::write(&file, "mine").unwrap();
         for overwrite in [false, true] {
-            assert!(prepare(&file, overwrite).unwrap_err().contains("not a directory"));
+            assert!(prepare(&file, overwrite, &[]).unwrap_err().contains("not a directory"));
         }
         assert_eq!(fs::read_to_string(&file).unwrap(), "mine");
     }
@@ -355,8 +407,8 @@ mod tests {
     fn a_file_added_during_the_run_is_kept() {
         let root = scratch("late");
         let dir = root.join("out");
-        write(&dir, prepare(&dir, false).unwrap(), &files("one")).unwrap();
-        let target = prepare(&dir, false).unwrap();
+        write(&dir, prepare(&dir, false, &[]).unwrap(), &files("one")).unwrap();
+        let target = prepare(&dir, false, &[]).unwrap();
         assert_eq!(target, Target::Replace);
         fs::write(dir.join("notes.txt"), "written while the run ran").unwrap();
         write(&dir, target, &files("two")).unwrap();
@@ -377,7 +429,7 @@ mod tests {
         let kept = sibling(&dir, "tmp", 4_194_305);
         fs::create_dir(&kept).unwrap();
         fs::write(kept.join("thesis.tex"), "mine").unwrap();
-        prepare(&dir, false).unwrap();
+        prepare(&dir, false, &[]).unwrap();
         assert!(!sibling(&dir, "tmp", 4_194_304).exists() && !sibling(&dir, "old", 4_194_304).exists());
         assert!(kept.join("thesis.tex").exists(), "a folder with other files is not touched");
     }

@@ -65,6 +65,13 @@ fn summarize_table(df: &DataFrame, entity_cols: &[&str], keys: &[String]) -> Vec
     rows
 }
 
+/// Whether dataset `dir` holds any batch of `table` (`TABLE/*.parquet`).
+fn has_batches(dir: &Path, table: &str) -> bool {
+    std::fs::read_dir(dir.join(table))
+        .map(|entries| entries.flatten().any(|e| e.path().extension().is_some_and(|x| x == "parquet")))
+        .unwrap_or(false)
+}
+
 /// Summarizes dataset `dir`: writes `summary/<table>.parquet` and returns a printable digest.
 pub fn summarize(dir: &Path) -> Result<String, String> {
     let runs = read_table(dir, "runs")?;
@@ -79,12 +86,17 @@ pub fn summarize(dir: &Path) -> Result<String, String> {
     let statuses = texts(&runs, "status").unwrap_or_default();
     let failed = statuses.iter().filter(|s| s.as_str() != "ok").count();
     let summary_dir = dir.join("summary");
-    let target = output::prepare(&summary_dir, false)?;
+    let planned = crate::tables::planned_files(&ENTITIES.map(|(table, _)| table), []);
+    let target = output::prepare(&summary_dir, false, &planned)?;
     let mut files = Vec::new();
     let mut digest = String::new();
     let _ = writeln!(digest, "{} runs ({failed} failed), {} points, swept: {}", runs.height(), point_values.len(), keys.join(", "));
     for (table, entity_cols) in ENTITIES {
-        let Ok(df) = read_table(dir, table) else { continue };
+        // A table the dataset does not have is skipped; one it has but cannot read is an error.
+        if !has_batches(dir, table) {
+            continue;
+        }
+        let df = read_table(dir, table)?;
         let rows = summarize_table(&df, entity_cols, &keys);
         let mut cols = vec![Column::new("point".into(), rows.iter().map(|r| r.point).collect::<Vec<_>>())];
         for (k, key) in keys.iter().enumerate() {

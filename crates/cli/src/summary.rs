@@ -66,6 +66,13 @@ pub fn duration_words(seconds: f64) -> String {
 /// The summary of a run that took `wall_s` seconds; `clock` says how its time passed
 /// ("simulated", "on the testbed").
 pub fn render(out: &RunOutput, warmup_s: f64, wall_s: f64, clock: &str) -> String {
+    render_measured(out, warmup_s, wall_s, clock, &[])
+}
+
+/// [`render`] for a run that left the columns `unmeasured` (`table.column`) unmeasured: they
+/// show as `-`, not as the zero or NaN their records hold.
+pub fn render_measured(out: &RunOutput, warmup_s: f64, wall_s: f64, clock: &str, unmeasured: &[&str]) -> String {
+    let max_queue_measured = !unmeasured.contains(&"links.max_queue_pkts");
     let mut s = String::new();
     let width = out.flows.iter().map(|f| f.flow.len()).chain([4]).max().unwrap_or(4).min(24);
     let _ = writeln!(
@@ -111,13 +118,13 @@ pub fn render(out: &RunOutput, warmup_s: f64, wall_s: f64, clock: &str) -> Strin
     for l in out.links.iter().take(MAX_ROWS) {
         let _ = writeln!(
             s,
-            "{:<width$}  {:>12} {:>11}% {:>9}% {:>8} pkt {:>6} pkt",
+            "{:<width$}  {:>12} {:>11}% {:>9}% {:>8} pkt {:>10}",
             l.link,
             rate(l.rate_bps),
             number(100.0 * l.utilization, 2),
             number(100.0 * l.loss_rate, 3),
             number(l.mean_queue_pkts, 1),
-            l.max_queue_pkts
+            if max_queue_measured { format!("{} pkt", l.max_queue_pkts) } else { "-".to_string() }
         );
     }
     if out.links.len() > MAX_ROWS {

@@ -54,6 +54,15 @@ where
     Column::new(name.into(), values)
 }
 
+/// The tables of a run, in the order [`frames`] makes them.
+pub const RUN_TABLES: [&str; 5] = ["flows", "links", "metrics", "subflows", "timeseries"];
+
+/// The files a command writes: `tables` as `<name>.parquet`, then `extra`, for
+/// [`output::prepare`] to check before the command runs.
+pub fn planned_files<'a>(tables: &[&str], extra: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    tables.iter().map(|t| format!("{t}.parquet")).chain(extra.into_iter().map(String::from)).collect()
+}
+
 /// The five tables of a run, in file-name order: its records and the `metrics` computed from them.
 pub fn frames(out: &RunOutput, metrics: &[Metric]) -> PolarsResult<Vec<(&'static str, DataFrame)>> {
     let f = &out.flows;
@@ -135,7 +144,7 @@ pub fn frames(out: &RunOutput, metrics: &[Metric]) -> PolarsResult<Vec<(&'static
             col("unit", metrics.iter().map(|m| m.unit).collect::<Vec<_>>()),
         ],
     )?;
-    Ok(vec![("flows", flows), ("links", links), ("metrics", metrics), ("subflows", subflows), ("timeseries", timeseries)])
+    Ok(RUN_TABLES.into_iter().zip([flows, links, metrics, subflows, timeseries]).collect())
 }
 
 /// Makes every float of `df` that is not finite null: a quantity that does not exist (a ratio

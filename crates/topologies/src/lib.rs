@@ -52,7 +52,8 @@ pub fn scenario(file: &str, root: &toml::Table) -> Result<Scenario> {
 pub fn load_text(file: &str, text: &str, sets: &[(String, String)]) -> Result<Scenario> {
     let mut root = read::parse_text(file, text)?;
     for (key, value) in sets {
-        overrides::set_key(&mut root, key, overrides::parse_value(value)).map_err(|m| ScenarioError::new("--set", key.clone(), m))?;
+        overrides::set_key(&mut root, key, overrides::parse_value(value))
+            .map_err(|m| ScenarioError::new(file, format!("--set {key}"), m))?;
     }
     scenario(file, &root)
 }
@@ -96,7 +97,8 @@ impl Experiment {
 pub fn load_experiment_text(file: &str, text: &str, sets: &[(String, String)]) -> Result<Experiment> {
     let mut root = read::parse_text(file, text)?;
     for (key, value) in sets {
-        overrides::set_key(&mut root, key, overrides::parse_value(value)).map_err(|m| ScenarioError::new("--set", key.clone(), m))?;
+        overrides::set_key(&mut root, key, overrides::parse_value(value))
+            .map_err(|m| ScenarioError::new(file, format!("--set {key}"), m))?;
     }
     Experiment::read(file, &root)
 }

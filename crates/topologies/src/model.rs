@@ -43,9 +43,10 @@ pub struct Scenario {
     pub fluid: FluidModel,
     /// `[[capture]]` (and `run --capture`): packet captures.
     pub captures: Vec<CaptureModel>,
-    /// The `[[traffic]]` tables (`traffic.<name>`) whose generator drew no flow in this run
-    /// (its arrivals all fell after the end): a valid run, of which the user is warned.
-    pub idle_traffic: Vec<String>,
+    /// The `[[traffic]]` tables whose generator drew no flow in this run (its arrivals all fell
+    /// after the end): a valid run, of which the user is warned. Each is here as one flow it
+    /// would draw (its `key` is the table's, `traffic.<name>`), checked as drawn flows are.
+    pub idle_traffic: Vec<FlowModel>,
 }
 
 /// One packet capture: the packets arriving at a link, in front of its queue.

@@ -237,6 +237,9 @@ pub fn read_paper(file: &str, table: &Table, keys: &[String], points: &[Point]) 
         let mut v = Reader::new(file, format!("paper.value[{i}]"), item);
         let label = v.required_string("label")?.to_string();
         let value = v.number("value")?.ok_or_else(|| v.missing("value", "missing; expected the paper's number, in the metric's unit"))?;
+        if !(value.is_finite() && value >= 0.0) {
+            return Err(v.error("value", format!("{value}: expected the paper's number, finite and ≥ 0 (no metric or column is negative)")));
+        }
         let ci = v.number("ci")?;
         if ci.is_some_and(|c| !(c.is_finite() && c >= 0.0)) {
             return Err(v.error("ci", "expected the paper's margin of error, a number ≥ 0"));
@@ -407,6 +410,11 @@ fn read_claim(file: &str, path: &str, table: &Table, keys: &[String], points: &[
             let at_least = t
                 .number("at_least")?
                 .ok_or_else(|| t.missing("at_least", "missing; expected the least mean that makes the claim testable"))?;
+            if !(at_least.is_finite() && at_least >= 0.0) {
+                return Err(
+                    t.error("at_least", format!("{at_least}: expected the least mean that makes the claim testable, finite and ≥ 0"))
+                );
+            }
             let defaults = Defaults { point: None, metric: t.string("metric")?, group: t.string("group")? };
             let q = resolve(file, &here, 0, &defaults)?;
             t.finish()?;
@@ -665,5 +673,21 @@ increasing = [{ point = { "flow.mp.cc" = "lia", "link.l.rate" = 5 } }, { point =
             "[paper]\n[[paper.claim]]\ntext = \"t\"\nmetric = \"jain_index\"\ngroup = \"all\"\nalong = \"link.l.rat\"\ntrend = \"up\"\n",
         );
         assert!(e.contains("paper.claim[0].trend"), "{e}");
+    }
+
+    #[test]
+    fn paper_numbers_are_finite_and_not_negative() {
+        let err = |text: &str| read(text).unwrap_err().to_string();
+        let point = "point = { \"flow.mp.cc\" = \"lia\", \"link.l.rate\" = 5 }\nmetric = \"links.utilization\"\ngroup = \"l\"\n";
+        for bad in ["nan", "inf", "-inf", "-1"] {
+            let e = err(&format!("[paper]\n[[paper.value]]\nlabel = \"x\"\nvalue = {bad}\n{point}"));
+            assert!(e.contains("paper.value[0].value") && e.contains("finite and ≥ 0"), "{bad}: {e}");
+            let e = err(&format!(
+                "[paper]\n[[paper.claim]]\ntext = \"t\"\nmetric = \"jain_index\"\ngroup = \"all\"\nalong = \"link.l.rate\"\n\
+                 trend = \"increasing\"\ntestable_if = {{ metric = \"jain_index\", group = \"all\", at_least = {bad} }}\n"
+            ));
+            assert!(e.contains("paper.claim[0].testable_if.at_least") && e.contains("finite and ≥ 0"), "{bad}: {e}");
+        }
+        read(&format!("[paper]\n[[paper.value]]\nlabel = \"x\"\nvalue = 0\n{point}")).unwrap();
     }
 }

@@ -288,11 +288,12 @@ impl Sweep {
             // An error at another key is the level's too (a duration that leaves the warm-up
             // longer than the run fails at `sim.warmup`), named at the level's own key.
             Ok(match Experiment::read(&scenario_file, &root).and_then(|s| s.check()) {
-                Err(e) => level
-                    .iter()
-                    .find(|(k, _)| e.key.starts_with(k.as_str()) || k.starts_with(&e.key))
-                    .or(level.first())
-                    .map(|(key, _)| ScenarioError::new(&self.file, key.clone(), format!("{}: {}", e.key, e.message))),
+                Err(e) => {
+                    level.iter().find(|(k, _)| e.key.starts_with(k.as_str()) || k.starts_with(&e.key)).or(level.first()).map(|(key, _)| {
+                        let message = if e.key == *key { e.message.clone() } else { format!("{}: {}", e.key, e.message) };
+                        ScenarioError::new(&self.file, key.clone(), message)
+                    })
+                }
                 Ok(()) => None,
             })
         };

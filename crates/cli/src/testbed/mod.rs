@@ -188,7 +188,8 @@ pub fn testbed(
     let plan = plan(&scenario)?;
     netns::check_privileges()?;
     let dir = out.unwrap_or_else(|| crate::suffixed(crate::default_out(file), "-testbed"));
-    let target = crate::output::prepare(&dir, overwrite)?;
+    let captures = plan.captures.iter().map(|c| c.name.as_str());
+    let target = crate::output::prepare(&dir, overwrite, &crate::tables::planned_files(&crate::tables::RUN_TABLES, captures))?;
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(signal, stop.clone()).map_err(|e| format!("cannot handle signal {signal}: {e}"))?;

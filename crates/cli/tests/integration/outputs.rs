@@ -188,3 +188,67 @@ fn plots_summaries_and_batch_scripts_replace_only_their_own_files() {
     refused(&slurm(), "sweep.sbatch");
     intact(&p);
 }
+
+/// With `--overwrite`, a command writes beside the user's files, never over one that has the
+/// name of a file it writes: a table, a capture, ns-2's script and results.
+#[test]
+fn overwrite_never_replaces_a_file_of_the_users_that_the_command_would_write() {
+    let p = project("overwrite-theirs");
+    for (name, extra) in [("flows.parquet", &[][..]), ("capture-bottleneck.pcapng", &["--capture", "bottleneck"][..])] {
+        std::fs::write(p.join(name), "the user's").unwrap();
+        let mut args = vec!["--overwrite"];
+        args.extend(extra);
+        let o = run(&p, Some("."), &args);
+        refused(&o, name);
+        assert!(String::from_utf8_lossy(&o.stderr).contains("nothing was written"), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(std::fs::read_to_string(p.join(name)).unwrap(), "the user's", "{name} kept");
+        assert!(!p.join(".equipoise-output").exists() && !p.join("links.parquet").exists(), "nothing written beside it");
+        std::fs::remove_file(p.join(name)).unwrap();
+    }
+    // Without such a file the run writes beside the user's, then replaces its own.
+    for _ in 0..2 {
+        let o = run(&p, Some("."), &["--overwrite", "--capture", "bottleneck"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    assert!(p.join("capture-bottleneck.pcapng").exists());
+    intact(&p);
+}
+
+#[test]
+fn ns2_with_overwrite_never_replaces_the_users_script_or_results() {
+    let p = project("overwrite-ns2");
+    let parallel = std::path::absolute("../../scenarios/parallel-droptail.toml").unwrap();
+    for name in ["ns2-script.tcl", "ns2-results.txt", "flows.parquet"] {
+        std::fs::write(p.join(name), "the user's").unwrap();
+        // Refused before ns-2 runs: with a missing `ns`, the error is still the user's file.
+        let o = equipoise_in(&p, &["ns2", parallel.to_str().unwrap(), "--out", ".", "--overwrite", "--ns", "/bin/false", "--quiet"]);
+        refused(&o, name);
+        assert_eq!(std::fs::read_to_string(p.join(name)).unwrap(), "the user's", "{name} kept");
+        std::fs::remove_file(p.join(name)).unwrap();
+    }
+    intact(&p);
+}
+
+/// A dataset table that cannot be read is an error naming its file, as `plot` says it, never a
+/// summary without that table.
+#[test]
+fn summarize_names_a_batch_it_cannot_read() {
+    let p = project("corrupt");
+    let sweep = p.join("s.toml");
+    std::fs::write(
+        &sweep,
+        format!("scenario = {:?}\nreplicates = 2\n[grid]\n\"sim.duration\" = [\"1s\"]\n\"sim.warmup\" = [\"0s\"]\n", scenario()),
+    )
+    .unwrap();
+    let o = equipoise_in(&p, &["sweep", "s.toml", "--out", "data", "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let batch = std::fs::read_dir(p.join("data/flows"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|f| f.extension().is_some_and(|x| x == "parquet"))
+        .unwrap();
+    std::fs::write(&batch, "not parquet").unwrap();
+    let o = equipoise_in(&p, &["summarize", "data"]);
+    refused(&o, &batch.file_name().unwrap().to_string_lossy());
+    assert!(!p.join("data/summary").exists(), "no summary without its flows table");
+}

@@ -206,15 +206,15 @@ fn every_swept_key_is_checked_against_the_scenario_as_a_run_would() {
 fn bad_sweep_files_name_the_key() {
     let cases = [
         ("[grid]\n\"link.nope.rate\" = [\"1Mbps\"]\n", "link.nope.rate: no link named \"nope\""),
-        ("[grid]\n\"link.l.rat\" = [\"1Mbps\"]\n", "link.l.rat: link.l.rat: unknown key; did you mean \"rate\"?"),
-        ("[grid]\n\"link.l.rate\" = [100]\n", "link.l.rate: link.l.rate: expected a rate with a unit"),
+        ("[grid]\n\"link.l.rat\" = [\"1Mbps\"]\n", "sweep.toml: link.l.rat: unknown key; did you mean \"rate\"?"),
+        ("[grid]\n\"link.l.rate\" = [100]\n", "sweep.toml: link.l.rate: expected a rate with a unit"),
         ("[grid]\n\"link.l.rate\" = []\n", "grid.\"link.l.rate\": empty"),
         ("[grid]\n", "grid: empty"),
         (
             "[[zip]]\n\"link.l.rate\" = [\"1Mbps\", \"2Mbps\"]\n\"link.l.delay\" = [\"1ms\"]\n",
             "zip[0].\"link.l.delay\": 1 values where the group's first key has 2",
         ),
-        ("[grid]\n\"flow.f.cc.phi\" = [0.5]\n", "flow.f.cc.phi: flow.f.cc.phi: \"reno\" has no parameter \"phi\""),
+        ("[grid]\n\"flow.f.cc.phi\" = [0.5]\n", "sweep.toml: flow.f.cc.phi: \"reno\" has no parameter \"phi\""),
     ];
     // A grid over the point limit is refused from its shape, before any of its values (here
     // all invalid: each would be an error of its own) is checked against the scenario.

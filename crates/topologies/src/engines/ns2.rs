@@ -28,10 +28,15 @@ use tcp::{FlowRecord, Growth, LinkRecord, Recovery, RtoFormula, RunOutput, RunSt
 
 use crate::error::Result;
 use crate::model::{FlowModel, LinkModel, QueueModel, Scenario};
-use crate::units::{BufferValue, SizeValue};
 
-/// ns-2's counters are C ints: differences of two readings are taken modulo 2^32.
-const WRAP: f64 = 4_294_967_296.0;
+/// Bytes a 32-bit counter of ns-2 may grow by between two readings of the script's `tally`,
+/// which keeps the totals it reads exact (half the counter's range: in-order data released at
+/// once after a recovery comes on top of what the link carries in the interval).
+const TALLY_GROWTH: f64 = 2_147_483_648.0;
+
+/// The most counter readings (`tally` intervals × flows and links) a script may take before the
+/// export refuses: a second or two of Tcl for each million.
+const MAX_TALLY_READINGS: f64 = 2e7;
 
 /// ns-2's TCP/IP header, bytes: `packetSize_` is the payload, the wire packet 40 bytes more.
 pub const NS2_HEADER: u32 = 40;
@@ -108,13 +113,14 @@ proc route {dst hops} {
     }
 }
 
-# Flow `f`: an agent made by `make` at node `src`, its sink at node `dst`. The agent takes
-# its initial ssthresh when it starts: ns-2 resets it to window_ when the agent is attached.
-proc flow {f make sinkclass src dst start stop packets ssthresh} {
+# Flow `f`: an agent made by `make` at node `src`, its sink made by `makesink` at node `dst`.
+# The agent takes its initial ssthresh when it starts: ns-2 resets it to window_ when the
+# agent is attached.
+proc flow {f make makesink src dst start stop packets ssthresh} {
     global ns node tcp sink ftp results
     set tcp($f) [$make]
     $tcp($f) set fid_ $f
-    set sink($f) [new $sinkclass]
+    set sink($f) [$makesink]
     $ns attach-agent $node($src) $tcp($f)
     $ns attach-agent $node($dst) $sink($f)
     $ns connect $tcp($f) $sink($f)
@@ -130,19 +136,61 @@ proc flow {f make sinkclass src dst start stop packets ssthresh} {
     }
 }
 
+# ns-2's counters are 32-bit C ints that wrap. `wide` turns a reading into the total the
+# counter has grown by since the start, a Tcl integer without bound: it adds the growth since
+# the counter's last reading modulo 2^32. `tally` reads every counter often enough that none
+# grows by 2^31 between two readings.
+proc wide {key value} {
+    global last total
+    if {![info exists last($key)]} { set last($key) 0; set total($key) 0 }
+    set total($key) [expr {$total($key) + (($value - $last($key)) & 0xffffffff)}]
+    set last($key) $value
+    return $total($key)
+}
+
+# Flow `f`'s counters: bytes its sink delivered, data packets sent, packets retransmitted,
+# timeouts, window cuts.
+proc flow_counts {f} {
+    global tcp sink
+    set a $tcp($f)
+    set values [list [$sink($f) set bytes_] [$a set ndatapack_] [$a set nrexmitpack_] [$a set nrexmit_] [$a set ncwndcuts_]]
+    set out {}
+    foreach v $values k {0 1 2 3 4} { lappend out [wide F$f.$k $v] }
+    return $out
+}
+
+# Link `i`'s monitor: packets arrived, departed, bytes departed, drops (counters), packets and
+# bytes waiting now, and the integrals of both (doubles).
+proc link_counts {i} {
+    global qmon
+    set m $qmon($i)
+    set out {}
+    foreach v [list [$m set parrivals_] [$m set pdepartures_] [$m set bdepartures_] [$m set pdrops_]] k {0 1 2 3} {
+        lappend out [wide Q$i.$k $v]
+    }
+    lappend out [$m set pkts_] [$m set size_] [[$m get-pkts-integrator] set sum_] [[$m get-bytes-integrator] set sum_]
+    return $out
+}
+
+# Every counter read into its total, again every `every` seconds.
+proc tally {every} {
+    global ns tcp qmon
+    foreach f [array names tcp] { flow_counts $f }
+    foreach i [array names qmon] { link_counts $i }
+    $ns at [expr {[$ns now] + $every}] "tally $every"
+}
+
 # Every agent's and link monitor's counters (or only flow `only`'s, at its stop).
 proc counters {phase {only ""}} {
-    global ns results tcp sink qmon
+    global ns results tcp qmon
     puts $results "S $phase [$ns now]"
     foreach f [lsort -integer [array names tcp]] {
         if {$only != "" && $f != $only} continue
-        set a $tcp($f)
-        puts $results "F $f [$sink($f) set bytes_] [$a set ndatapack_] [$a set nrexmitpack_] [$a set nrexmit_] [$a set ncwndcuts_]"
+        puts $results "F $f [flow_counts $f]"
     }
     if {$only != ""} return
     foreach i [lsort -integer [array names qmon]] {
-        set m $qmon($i)
-        puts $results "Q $i [$m set parrivals_] [$m set pdepartures_] [$m set bdepartures_] [$m set pdrops_] [$m set pkts_] [$m set size_] [[$m get-pkts-integrator] set sum_] [[$m get-bytes-integrator] set sum_]"
+        puts $results "Q $i [link_counts $i]"
     }
 }
 
@@ -172,8 +220,10 @@ pub struct Ns2Agent {
     pub class: &'static str,
     /// Its sink's class (`Agent/TCPSink/Sack1`, …).
     pub sink: &'static str,
-    /// Every variable written, with its value as Tcl reads it.
+    /// Every variable of the agent written, with its value as Tcl reads it.
     pub vars: Vec<(&'static str, String)>,
+    /// Every variable of the sink written.
+    pub sink_vars: Vec<(&'static str, String)>,
 }
 
 /// The ns-2 agent for TCP settings `c`, packets of `mss` bytes and a receive window of
@@ -222,6 +272,18 @@ pub fn agent_settings(c: &TcpConfig, mss: u32, window: f64) -> std::result::Resu
     if c.handshake && c.syn_size != NS2_HEADER {
         return no("syn_size", "ns-2's one-way TCP sends a 40-byte SYN: set syn_size = \"40B\"");
     }
+    if c.byte_window {
+        return no("byte_window", "ns-2's agents keep their window in packets, not whole bytes: set byte_window = false");
+    }
+    if c.handshake && c.syn_ack_grows {
+        return no("syn_ack_grows", "ns-2's one-way TCP does not grow the window on the SYN's acknowledgement: set syn_ack_grows = false");
+    }
+    if !c.sack && c.fast_retransmit_alone {
+        return no(
+            "fast_retransmit_alone",
+            "the export cannot make ns-2's Newreno agent hold new data back at the fast retransmission: set fast_retransmit_alone = false",
+        );
+    }
     if c.jitter != sim_core::Time::ZERO {
         return no("jitter", "ns-2's overhead_ delays each sending opportunity, not each segment: set jitter = \"0s\"");
     }
@@ -262,12 +324,37 @@ pub fn agent_settings(c: &TcpConfig, mss: u32, window: f64) -> std::result::Resu
         let impatient = c.partial_ack_timer == tcp::PartialAckTimer::Impatient;
         vars.push(("newreno_changes1_", if impatient { "1" } else { "0" }.to_string()));
     }
-    Ok(Ns2Agent { class, sink, vars })
+    // The delayed-ACK sinks wait `interval_` (ns-2's default 100 ms) before a lone ACK.
+    let sink_vars = if c.delayed_ack { vec![("interval_", secs(c.delayed_ack_timeout))] } else { Vec::new() };
+    Ok(Ns2Agent { class, sink, vars, sink_vars })
 }
 
 /// `t` in seconds as Tcl reads it, without binary noise (200 ms is `0.2`).
 fn secs(t: sim_core::Time) -> String {
     format!("{}", t.as_ps() as f64 / 1e12)
+}
+
+/// `text` as Tcl reads it back inside a word or a quoted string, whatever it holds: every
+/// character Tcl could substitute, split or end a command at is escaped with a backslash, so a
+/// name such as `f[exec …]` is written, never run.
+pub fn tcl_escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_ascii_control() => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c if c.is_ascii_alphanumeric() || "-_.,:/+=@%".contains(c) || !c.is_ascii() => out.push(c),
+            c => {
+                out.push('\\');
+                out.push(c);
+            }
+        }
+    }
+    out
 }
 
 /// Union-find over node numbers, to join the end of one link to the start of the next.
@@ -291,9 +378,8 @@ impl Scenario {
     /// The scenario as an ns-2.35 script (see the module's documentation); an error names the
     /// first key ns-2 cannot run and what it would need.
     pub fn ns2_script(&self) -> Result<String> {
-        self.check_sizes()?;
-        let index = self.link_index()?;
-        self.check_flow_names()?;
+        // What the packet simulator refuses, ns-2 is not given either.
+        let index = self.check()?;
         let mss = self.sim.mss;
         if self.sim.htsim_serialization {
             return Err(
@@ -340,7 +426,7 @@ impl Scenario {
         let name = self.meta.name.as_deref().unwrap_or("scenario");
         let _ = writeln!(
             text,
-            "# ns-2.35 script of scenario \"{name}\" ({}), seed {}, written by equipoise {}.",
+            "# ns-2.35 script of scenario {name:?} ({:?}), seed {}, written by equipoise {}.",
             self.file,
             self.sim.seed,
             env!("CARGO_PKG_VERSION")
@@ -373,7 +459,7 @@ impl Scenario {
                 Some(b) => (b.bytes(mss) / mss as f64).floor(),
                 None => tcp::config::MAX_WINDOW,
             };
-            let Ns2Agent { class, sink, vars } =
+            let Ns2Agent { class, sink, vars, sink_vars } =
                 agent_settings(&config, mss, window).map_err(|(key, message)| self.error(setting_key(self, flow, key), message))?;
             let mut body = format!("    set a [new {class}]\n");
             let mut ssthresh = "";
@@ -383,13 +469,22 @@ impl Scenario {
                     _ => drop(writeln!(body, "    $a set {k} {v}")),
                 }
             }
-            // Flows of one template share one maker.
-            let maker = match makers.iter().position(|m| *m == body) {
+            let mut sink_body = format!("    set s [new {sink}]\n");
+            for (k, v) in &sink_vars {
+                let _ = writeln!(sink_body, "    $s set {k} {v}");
+            }
+            // Flows of one template share one maker of agents and one of sinks.
+            let both = format!("{body}{sink_body}");
+            let maker = match makers.iter().position(|m| *m == both) {
                 Some(m) => m,
                 None => {
-                    makers.push(body.clone());
-                    let _ = write!(maker_text, "proc agent{} {{}} {{\n{body}    return $a\n}}\n", makers.len() - 1);
-                    makers.len() - 1
+                    let m = makers.len();
+                    let _ = write!(
+                        maker_text,
+                        "proc agent{m} {{}} {{\n{body}    return $a\n}}\nproc sink{m} {{}} {{\n{sink_body}    return $s\n}}\n"
+                    );
+                    makers.push(both);
+                    m
                 }
             };
             let (src, dst) = (link_nodes + 2 * f, link_nodes + 2 * f + 1);
@@ -419,7 +514,7 @@ impl Scenario {
             let _ = writeln!(flows, "join {dst} {src} {delay}");
             let _ = writeln!(flows, "route {dst} {{{}}}", hop_list.join(" "));
             let _ = writeln!(flows, "route {src} {{{dst} {src}}}");
-            let _ = writeln!(flows, "flow {f} agent{maker} {sink} {src} {dst} {} {stop} {packets} {ssthresh}", secs(flow.start));
+            let _ = writeln!(flows, "flow {f} agent{maker} sink{maker} {src} {dst} {} {stop} {packets} {ssthresh}", secs(flow.start));
         }
         let nodes = link_nodes + 2 * self.flows.len();
         let _ = writeln!(
@@ -428,18 +523,57 @@ impl Scenario {
         );
         text.push_str("# Links, in the scenario's order: link INDEX FROM TO RATE DELAY QUEUE LIMIT.\n");
         text.push_str(&links);
-        text.push_str("\n# TCP agents, one maker per set of settings.\n");
+        text.push_str("\n# TCP agents and their sinks, one maker of each per set of settings.\n");
         text.push_str(&maker_text);
         text.push_str("\n# Flows, in the scenario's order: their joining links, routes, agents and start.\n");
         for (f, flow) in self.flows.iter().enumerate() {
-            let _ = writeln!(text, "puts $results \"N {f} {}\"", flow.name);
+            let _ = writeln!(text, "puts $results \"N {f} {}\"", tcl_escaped(&flow.name.escape_default().to_string()));
         }
         text.push_str(&flows);
+        if let Some(every) = self.ns2_tally_interval()? {
+            let _ = writeln!(text, "\n# Counters read every {every} s, so that none wraps unseen.\n$ns at {every} \"tally {every}\"");
+        }
         let (warmup, end) = (secs(self.sim.warmup), secs(self.sim.duration));
         let _ = writeln!(text, "\n$ns at {warmup} \"counters warmup\"");
         let _ = writeln!(text, "$ns at {end} \"counters end; close $results; exit 0\"");
         text.push_str("$ns run\n");
         Ok(text)
+    }
+
+    /// How often the script reads ns-2's 32-bit counters into wide totals: never when no
+    /// counter can grow by [`TALLY_GROWTH`] in the whole run, else often enough that none does
+    /// between two readings at the fastest link's rate. An error when that takes too many
+    /// readings to be worth running.
+    fn ns2_tally_interval(&self) -> Result<Option<f64>> {
+        let mut fastest: Option<(f64, &LinkModel)> = None;
+        for link in &self.links {
+            let bytes_per_s = self.rate(&format!("{}.rate", link.key), link.rate)?.as_bps() as f64 / 8.0;
+            if fastest.is_none_or(|(b, _)| bytes_per_s > b) {
+                fastest = Some((bytes_per_s, link));
+            }
+        }
+        let Some((bytes_per_s, link)) = fastest else { return Ok(None) };
+        let duration = self.sim.duration.as_secs_f64();
+        if bytes_per_s * duration < TALLY_GROWTH {
+            return Ok(None);
+        }
+        // A whole number of microseconds, written exactly in the script.
+        let every = (TALLY_GROWTH / bytes_per_s * 1e6).floor() / 1e6;
+        let readings = (duration / every).ceil() * (self.flows.len() + self.links.len()) as f64;
+        if every <= 0.0 || readings > MAX_TALLY_READINGS {
+            return Err(self.error(
+                format!("{}.rate", link.key),
+                format!(
+                    "ns-2's counters are 32-bit: at this rate they must be read every {every} s to stay exact, \
+                     {readings:.0} readings of {} flows and {} links over {}, more than the {MAX_TALLY_READINGS:.0} the export takes; \
+                     shorten sim.duration or slow the link",
+                    self.flows.len(),
+                    self.links.len(),
+                    self.sim.duration
+                ),
+            ));
+        }
+        Ok(Some(every))
     }
 
     /// Link `i`'s line of the script, and RED's settings before it.
@@ -454,18 +588,9 @@ impl Scenario {
         }
         let mut out = String::new();
         // A packet buffer is ns-2's limit; a byte buffer leaves one full packet in service.
-        let (limit, in_bytes) = match link.buffer {
-            BufferValue::Size(SizeValue::Packets(p)) if p >= 1.0 && p.fract() == 0.0 => (p as u64, false),
-            BufferValue::Size(SizeValue::Packets(p)) => {
-                return Err(self.error(format!("{}.buffer", link.key), format!("expected a whole number of packets ≥ 1, got {p}")));
-            }
-            other => {
-                let bytes = self.bytes(other, rate).floor() as u64;
-                if bytes < mss as u64 {
-                    return Err(self.error(format!("{}.buffer", link.key), format!("{bytes} bytes cannot hold one {mss}-byte packet")));
-                }
-                (bytes - mss as u64 + 1, true)
-            }
+        let (limit, in_bytes) = match self.link_spec(link)?.buffer {
+            sim_core::BufferLimit::Packets(p) => (u64::from(p), false),
+            sim_core::BufferLimit::Bytes(bytes) => (bytes - u64::from(mss) + 1, true),
         };
         let (queue, limit) = match &link.queue {
             QueueModel::DropTail => {
@@ -598,15 +723,14 @@ impl Scenario {
             let done = completed[f].filter(|_| flow.size.is_some()).map(|t| t - self.reverse_delay(flow));
             let until = done.unwrap_or(end).min(flow.stop.map_or(end, |s| s.as_secs_f64()));
             let window = (until - warmup.max(start)).max(0.0);
-            // The sink counts wire bytes, the 40-byte SYN among them, in a C int: whole
-            // packets of the difference modulo 2^32 are the data.
-            let data = |from: f64, to: f64| ((to - from).rem_euclid(WRAP) / mss).floor() * mss;
+            // The sink counts wire bytes, the 40-byte SYN among them: whole packets are the data.
+            let data = |from: f64, to: f64| ((to - from) / mss).floor() * mss;
             // A finite transfer's last packet is whole in ns-2, partly filled in the scenario.
             let size = flow.size.map_or(f64::INFINITY, |s| s.bytes(self.sim.mss).round());
             let delivered_by = data(at_warmup[0], until_stop.unwrap_or(at_end)[0]).min(size);
             let bytes = data(at_warmup[0], at_end[0]).min(size);
             let goodput = if window > 0.0 { delivered_by * 8.0 / window } else { 0.0 };
-            let d = |k: usize| (at_end[k] - at_warmup[k]).rem_euclid(WRAP) as u64;
+            let d = |k: usize| (at_end[k] - at_warmup[k]).max(0.0) as u64;
             let name: std::sync::Arc<str> = flow.name.as_str().into();
             output.flows.push(FlowRecord {
                 flow: name.clone(),
@@ -643,10 +767,10 @@ impl Scenario {
         for (i, link) in self.links.iter().enumerate() {
             let (w, e) = (links_at[0][i].expect("checked"), links_at[1][i].expect("checked"));
             let rate = self.rate(&link.key, link.rate).map_err(|e| e.to_string())?.as_bps() as f64;
-            // The monitor's counts are C ints too (bytes departed pass 2^31 after 1 700 s at
-            // 10 Mb/s); its integrals are doubles.
-            let d = |k: usize| if k < 6 { (e[k] - w[k]).rem_euclid(WRAP) } else { (e[k] - w[k]).max(0.0) };
-            let utilization = if measured > 0.0 { d(2) * 8.0 / rate / measured } else { 0.0 };
+            let d = |k: usize| (e[k] - w[k]).max(0.0);
+            // The monitor counts a packet when it departs: one whose service began before the
+            // warm-up counts whole, up to one packet's time more than the interval holds.
+            let utilization = if measured > 0.0 { (d(2) * 8.0 / rate / measured).min(1.0) } else { 0.0 };
             let arrivals = d(0) as u64;
             let drops_here = d(3) as u64;
             // The monitor counts waiting packets; the one in service is there a fraction

@@ -15,31 +15,61 @@ use crate::units::{BufferValue, SizeValue};
 impl Scenario {
     /// Checks everything that needs the whole scenario and builds the simulation.
     pub fn build(&self) -> Result<Simulation> {
+        let mut sim = Simulation::new(self.sim.clone());
+        let subflows = self.flows.iter().map(|f| f.paths.len()).max().unwrap_or(1);
+        let mut reserved = false;
+        let index = self.checked_specs(|spec| {
+            // Reserved once the scenario's size has passed the first memory check.
+            if !reserved {
+                sim.reserve(self.links.len(), self.flows.len(), subflows);
+                reserved = true;
+            }
+            match spec {
+                Checked::Link(link) => {
+                    sim.add_link(link);
+                }
+                Checked::Flow(flow) => sim.add_flow(flow),
+            }
+        })?;
+        self.add_captures(&mut sim, &index)?;
+        Ok(sim)
+    }
+
+    /// Every check of [`Scenario::build`], for an engine that runs the scenario elsewhere (ns-2):
+    /// the links by name when all pass.
+    pub(crate) fn check(&self) -> Result<LinkNames<'_>> {
+        self.checked_specs(|_| {})
+    }
+
+    /// Every check a run of the scenario must pass, on any engine (the packet simulator, ns-2,
+    /// the testbed): each link's and flow's spec is made and checked, then handed to `add`;
+    /// the memory the run could need, and the metrics, are checked too.
+    fn checked_specs(&self, mut add: impl FnMut(Checked<'_>)) -> Result<LinkNames<'_>> {
         // The flows' own state is allocated as they are added: checked before any of it.
         let mut memory = MemoryEstimate::default();
         memory.add_state(&self.flows);
         self.check_memory(&memory, crate::MEMORY_CAP)?;
-        let mut sim = Simulation::new(self.sim.clone());
-        let subflows = self.flows.iter().map(|f| f.paths.len()).max().unwrap_or(1);
-        sim.reserve(self.links.len(), self.flows.len(), subflows);
         self.check_sizes()?;
         let index = self.link_index()?;
-        for link in &self.links {
-            let spec = self.link_spec(link)?;
-            memory.add_link(&link.key, &spec, self.sim.mss);
-            sim.add_link(spec);
+        for model in &self.links {
+            let spec = self.link_spec(model)?;
+            memory.add_link(&model.key, &spec, self.sim.mss);
+            add(Checked::Link(spec));
         }
         self.check_flow_names()?;
         let mut previous = None;
-        for flow in &self.flows {
-            let spec = self.flow_spec(flow, &index, &mut previous)?;
-            memory.add_flow(flow, spec);
-            sim.add_flow(spec);
+        for model in &self.flows {
+            let spec = self.flow_spec(model, &index, &mut previous)?;
+            memory.add_flow(model, spec);
+            add(Checked::Flow(spec));
+        }
+        // A generator that drew no flow here would draw flows in a longer run: as one of them.
+        for template in &self.idle_traffic {
+            self.flow_spec(template, &index, &mut None)?;
         }
         self.check_memory(&memory, crate::MEMORY_CAP)?;
-        self.add_captures(&mut sim, &index)?;
         self.check_metrics()?;
-        Ok(sim)
+        Ok(index)
     }
 
     /// An upper bound on the packets a run sends over its links: every link busy for the
@@ -85,28 +115,27 @@ impl Scenario {
     }
 
     /// The links and flows as the simulation would take them, checked as [`Scenario::build`]
-    /// checks them, for a run of the network elsewhere (`equipoise testbed`).
+    /// checks them, for a run of the network elsewhere (`equipoise testbed`, ns-2).
     pub fn specs(&self) -> Result<(Vec<LinkSpec>, Vec<FlowSpec>)> {
-        self.check_sizes()?;
-        let index = self.link_index()?;
-        let links = self.links.iter().map(|l| self.link_spec(l)).collect::<Result<Vec<_>>>()?;
-        self.check_flow_names()?;
-        let mut previous = None;
-        let mut flows = Vec::with_capacity(self.flows.len());
-        for flow in &self.flows {
-            flows.push(self.flow_spec(flow, &index, &mut previous)?.clone());
-        }
+        let (mut links, mut flows) = (Vec::with_capacity(self.links.len()), Vec::with_capacity(self.flows.len()));
+        self.checked_specs(|spec| match spec {
+            Checked::Link(link) => links.push(link),
+            Checked::Flow(flow) => flows.push(flow.clone()),
+        })?;
         Ok((links, flows))
     }
 
-    fn link_spec(&self, link: &LinkModel) -> Result<LinkSpec> {
+    pub(crate) fn link_spec(&self, link: &LinkModel) -> Result<LinkSpec> {
         let rate = self.rate(&format!("{}.rate", link.key), link.rate)?;
         let buffer = match link.buffer {
             BufferValue::Size(SizeValue::Packets(p)) if p >= 1.0 && p.fract() == 0.0 && p < u32::MAX as f64 => {
                 BufferLimit::Packets(p as u32)
             }
             BufferValue::Size(SizeValue::Packets(p)) => {
-                return Err(self.error(format!("{}.buffer", link.key), format!("expected a whole number of packets ≥ 1, got {p}")));
+                return Err(self.error(
+                    format!("{}.buffer", link.key),
+                    format!("expected a whole number of packets from 1 to {}, got {p}", u32::MAX - 1),
+                ));
             }
             other => {
                 let bytes = self.bytes(other, rate).floor();
@@ -216,6 +245,12 @@ impl Scenario {
     fn routes(&self, flow: &FlowModel, key: &str, paths: &[Vec<String>], index: &LinkNames) -> Result<Vec<Vec<LinkIndex>>> {
         paths.iter().enumerate().map(|(p, names)| self.route(|| format!("{}.{key}[{p}]", flow.key), names, index, link_index)).collect()
     }
+}
+
+/// A link's or flow's spec, made and checked by `Scenario::checked_specs`.
+enum Checked<'s> {
+    Link(LinkSpec),
+    Flow(&'s FlowSpec),
 }
 
 /// The spec of the flow added last and the shared tables it was made from (see

@@ -36,7 +36,7 @@ pub fn expand(d: Declared) -> Result<Scenario> {
     for g in &d.traffic {
         let flows = traffic::generate(g, routing, d.sim.duration)?;
         if flows.is_empty() {
-            idle_traffic.push(g.key.clone());
+            idle_traffic.push(traffic::template(g, routing)?);
         }
         generated += flows.len();
         if generated > MAX_FLOWS {

@@ -67,6 +67,27 @@ pub(super) fn generate(g: &TrafficDecl, routing: Routing, end: Time) -> Result<V
     }
 }
 
+/// One flow as generator `g` would draw it (the first of its first source, starting at 0), for
+/// checking a generator that drew none in this run: its window law, TCP settings and paths are
+/// checked as a drawn flow's are, so a mistake there is found in a short run too.
+pub(super) fn template(g: &TrafficDecl, routing: Routing) -> Result<FlowModel> {
+    let name = format!("{}.template", g.name);
+    let between_hosts = |subflows: Option<usize>| -> Result<Vec<Vec<String>>> {
+        let topology = routing.host_topology(&format!("{}.kind", g.key))?;
+        let mut rng = stream(routing.seed, &format!("flow.{name}.paths"));
+        Ok(if topology.hosts() >= 2 { choose_paths(&topology.host_paths(0, 1), subflows, &mut rng) } else { Vec::new() })
+    };
+    let paths = match &g.kind {
+        TrafficKind::OnOff { paths, .. } | TrafficKind::Poisson { target: PoissonTarget::Paths(paths), .. } => {
+            routing.paths(paths, 0, &name)?
+        }
+        TrafficKind::Poisson { target: PoissonTarget::Hosts { subflows, .. }, .. } | TrafficKind::Permutation { subflows, .. } => {
+            between_hosts(*subflows)?
+        }
+    };
+    Ok(flow(g, name, paths, Time::ZERO, None, None))
+}
+
 /// A generated flow.
 fn flow(g: &TrafficDecl, name: String, paths: Vec<Vec<String>>, start: Time, stop: Option<Time>, size: Option<SizeValue>) -> FlowModel {
     FlowModel {

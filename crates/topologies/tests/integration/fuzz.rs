@@ -7,7 +7,13 @@
 //! memory.
 //!
 //! Cases come in classes ([`Class`]): edits of a small scenario, and the heavy classes (huge
-//! windows through timeouts, a send jitter over huge windows, huge counts).
+//! windows through timeouts, a send jitter over huge windows, huge counts); edits of a scenario
+//! the ns-2 export takes, names full of Tcl's and the shell's special characters among them;
+//! links fast and long enough to pass ns-2's 32-bit counters; traffic generators that draw no
+//! flow in the run. Every case the simulator refuses, the ns-2 export refuses too; with
+//! `FUZZ_NS2` set (and ns-2's `ns` installed), every script the export writes runs in ns-2,
+//! which must run no name as a command and give counts that agree with each other, and with the
+//! simulator's where the network is deterministic.
 //! `PROPTEST_CASES` sets the number of cases (2 000 by default here), `PROPTEST_RNG_SEED`
 //! the seed, `FUZZ_WEIGHTS` the classes' shares and `FUZZ_COUNTS` a file to write each
 //! class's count to; `scripts/fuzz-campaign` runs long campaigns on every core.
@@ -49,6 +55,41 @@ paths = [["a"], ["b"]]
 tcp = { min_ssthresh = 1 }
 "#;
 
+/// The base of the ns-2 class: what the export takes (ns-2's TCP, single-path Reno flows,
+/// drop-tail and RED), with the tables of [`BASE`], so that the same edits apply.
+const BASE_NS2: &str = r#"
+[sim]
+duration = "2s"
+warmup = "500ms"
+
+[tcp]
+profile = "ns2-sack"
+
+[[link]]
+name = "a"
+rate = "10Mbps"
+delay = "5ms"
+buffer = "30pkt"
+
+[[link]]
+name = "b"
+rate = "5Mbps"
+delay = "20ms"
+buffer = "20pkt"
+queue = { kind = "red", min = "5pkt", max = "15pkt" }
+
+[[flow]]
+name = "tcp"
+cc = "reno"
+paths = [["a"]]
+
+[[flow]]
+name = "other"
+cc = "reno"
+paths = [["b"]]
+receive_buffer = "64pkt"
+"#;
+
 /// Where an edit lands: a table path and a key in it.
 const KEYS: &[(&str, &str)] = &[
     ("sim", "duration"),
@@ -59,6 +100,7 @@ const KEYS: &[(&str, &str)] = &[
     ("sim", "sample_interval"),
     ("sim", "serialization"),
     ("sim", "bogus"),
+    ("meta", "name"),
     ("tcp", "profile"),
     ("tcp", "min_rto"),
     ("tcp", "max_rto"),
@@ -102,11 +144,32 @@ const KEYS: &[(&str, &str)] = &[
     ("flow.0", "size"),
     ("flow.0", "receive_buffer"),
     ("flow.0", "tcp"),
+    ("flow.0", "name"),
     ("flow.1", "cc"),
     ("flow.1", "paths"),
     ("flow.1", "stagger"),
     ("flow.1", "receive_buffer"),
     ("flow.1", "tcp"),
+    ("flow.1", "name"),
+];
+
+/// Names with every character Tcl or a shell treats specially: the export must write each as
+/// text, never as a command (`CANARY` would be the file a command made).
+const NAMES: &[&str] = &[
+    r#""f[exec touch CANARY]""#,
+    r#""]""#,
+    r#""$env(HOME)""#,
+    r#""a\\b""#,
+    r#""a\\""#,
+    r#""q\"q""#,
+    r#""{""#,
+    r#""}""#,
+    r#""x;exec touch CANARY""#,
+    r#""x\nexec touch CANARY\n""#,
+    r#""$(touch CANARY)`touch CANARY`""#,
+    r#""a b\t\r#c""#,
+    r#""ü\u0001""#,
+    r#""""#,
 ];
 
 /// Values of the kind each key takes, extremes included, by the kind's name.
@@ -154,6 +217,7 @@ fn typed(key: &str) -> &'static [&'static str] {
         "mss" | "ack_size" | "buffer" | "size" | "receive_buffer" | "syn_size" => SIZES,
         "delayed_ack" | "sack" | "rack" | "tlp" | "timestamps" | "rtt_every_ack" | "handshake" => BOOLS,
         "serialization" => &["\"exact\"", "\"htsim\"", "\"ns2\"", "true"],
+        "name" => NAMES,
         _ => &["\"linux\"", "\"htsim\"", "\"ns2-sack\"", "\"newreno\"", "\"prr\"", "\"per-ack\"", "\"linux\"", "\"olia\""],
     }
 }
@@ -249,7 +313,12 @@ fn table_at<'a>(root: &'a mut Table, path: &str) -> Option<&'a mut Table> {
 }
 
 fn scenario(edits: &[Edit]) -> String {
-    let mut root: Table = BASE.parse().expect("the base scenario is valid TOML");
+    edited(BASE, edits)
+}
+
+/// Scenario `base` with `edits` applied.
+fn edited(base: &str, edits: &[Edit]) -> String {
+    let mut root: Table = base.parse().expect("the base scenario is valid TOML");
     let mut duplicates = Vec::new();
     for e in edits {
         match e {
@@ -383,9 +452,19 @@ enum Class {
     /// time-series rows: refused from the numbers or the memory estimate, or built and run
     /// (a million flows take seconds and 1.5 to 3 GB, as the limits allow).
     HugeCounts,
+    /// Edits of a scenario the ns-2 export takes, names with Tcl's special characters among
+    /// them.
+    Ns2,
+    /// One to three flows through one link of 1-4 Gb/s, long enough that ns-2's 32-bit byte
+    /// counters pass 2^32: ns-2 and the simulator must count the same bytes.
+    WideCounters,
+    /// A traffic generator whose arrivals all fall after the run's end, its window law, paths
+    /// and TCP settings edited: refused at the same key as the same generator drawing flows.
+    UndrawnGenerators,
 }
 
-const CLASSES: [Class; 4] = [Class::Edits, Class::HugeWindows, Class::JitterWindows, Class::HugeCounts];
+const CLASSES: [Class; 7] =
+    [Class::Edits, Class::HugeWindows, Class::JitterWindows, Class::HugeCounts, Class::Ns2, Class::WideCounters, Class::UndrawnGenerators];
 
 impl Class {
     fn name(self) -> &'static str {
@@ -394,6 +473,9 @@ impl Class {
             Class::HugeWindows => "huge-windows",
             Class::JitterWindows => "jitter-windows",
             Class::HugeCounts => "huge-counts",
+            Class::Ns2 => "ns2",
+            Class::WideCounters => "wide-counters",
+            Class::UndrawnGenerators => "undrawn-generators",
         }
     }
 }
@@ -579,11 +661,67 @@ fn huge_counts() -> impl Strategy<Value = Case> {
         })
 }
 
+fn wide_counters() -> impl Strategy<Value = Case> {
+    // Rate and duration: 7.5 to 10 GB through a busy link (4.3 GB even at 60 % busy), in
+    // 9000-byte packets (ns-2 runs one case in a second or two).
+    (pick(&["1Gbps 60s", "1Gbps 80s", "2Gbps 30s", "4Gbps 15s", "4Gbps 20s"]), 1..=3usize, pick(&["0s", "1s", "5s"]), pick(&["50pkt", "200pkt", "2000pkt"]))
+        .prop_map(|(rate_duration, flows, warmup, buffer)| {
+            let (rate, duration) = rate_duration.split_once(' ').unwrap();
+            let mut text = format!(
+                "[sim]\nduration = \"{duration}\"\nwarmup = \"{warmup}\"\nmss = \"9000B\"\n[tcp]\nprofile = \"ns2-sack\"\ninitial_ssthresh = 20000\n\
+                 [[link]]\nname = \"l\"\nrate = \"{rate}\"\ndelay = \"1ms\"\nbuffer = \"{buffer}\"\n"
+            );
+            for i in 0..flows {
+                text += &format!("[[flow]]\nname = \"f{i}\"\ncc = \"reno\"\npaths = [[\"l\"]]\nstart = \"{}ms\"\nreceive_buffer = \"20000pkt\"\n", 137 * i);
+            }
+            Case { class: Class::WideCounters, text }
+        })
+}
+
+/// The generator of an undrawn-generator case, arriving every `interval`.
+fn generator_text(duration: &str, interval: &str, (cc, path, tcp, size): (&str, &str, &str, &str)) -> String {
+    format!(
+        "[sim]\nduration = \"{duration}\"\n\
+         [[link]]\nname = \"a\"\nrate = \"10Mbps\"\ndelay = \"5ms\"\nbuffer = \"30pkt\"\n\
+         [[flow]]\nname = \"f\"\npaths = [[\"a\"]]\n\
+         [[traffic]]\nname = \"t\"\nkind = \"poisson\"\ncc = {cc}\npaths = [[\"{path}\"]]\ninterval = \"{interval}\"\n{size}\ntcp = {tcp}\n"
+    )
+}
+
+/// The parts of a generator a run only meets in the flows it draws.
+type GeneratorParts = (&'static str, &'static str, &'static str, &'static str);
+
+fn generator_parts() -> impl Strategy<Value = GeneratorParts> {
+    (
+        pick(&[
+            "\"reno\"",
+            "\"lia\"",
+            "\"no-such-law\"",
+            "\"{i}\"",
+            "{ algorithm = \"generalized\", beta = 2 }",
+            "{ algorithm = \"lia\", bogus = 1 }",
+            "3",
+        ]),
+        pick(&["a", "a", "no-such-link", "{i}", ""]),
+        pick(&["{}", "{ min_rto = \"0s\" }", "{ rack = true }", "{ initial_cwnd = 1e9 }", "{ bogus = 1 }", "{ profile = \"htsim\" }"]),
+        pick(&["size = \"70KB\"", "duration = { uniform = [\"1s\", \"2s\"] }"]),
+    )
+}
+
+fn undrawn_generators() -> impl Strategy<Value = Case> {
+    (pick(&["100ms", "1s"]), generator_parts()).prop_map(|(duration, parts)| Case {
+        class: Class::UndrawnGenerators,
+        // An arrival every 10^6 s on average: none in a run of a second (checked: the run's
+        // seed and the generator's name fix when its first arrival falls).
+        text: generator_text(duration, "1000000s", parts),
+    })
+}
+
 /// Each class's share of the cases: `FUZZ_WEIGHTS` (`edits=12,huge-windows=3,…`; a class
 /// not named keeps its weight here). The heavy classes are few by default, so that the
 /// suite's 2 000 cases stay fast; campaigns (`scripts/fuzz-campaign`) draw more of them.
 fn weights() -> [u32; CLASSES.len()] {
-    let mut weights = [800, 16, 8, 1];
+    let mut weights = [800, 16, 8, 1, 100, 2, 50];
     for item in std::env::var("FUZZ_WEIGHTS").unwrap_or_default().split(',').filter(|i| !i.is_empty()) {
         let (name, weight) = item.split_once('=').unwrap_or_else(|| panic!("FUZZ_WEIGHTS: expected CLASS=WEIGHT, got {item:?}"));
         let i = CLASSES.iter().position(|c| c.name() == name).unwrap_or_else(|| panic!("FUZZ_WEIGHTS: no class {name:?}"));
@@ -598,6 +736,9 @@ fn case() -> impl Strategy<Value = Case> {
         huge_windows().boxed(),
         jitter_windows().boxed(),
         huge_counts().boxed(),
+        prop::collection::vec(edit(), 0..4).prop_map(|edits| Case { class: Class::Ns2, text: edited(BASE_NS2, &edits) }).boxed(),
+        wide_counters().boxed(),
+        undrawn_generators().boxed(),
     ];
     let weighted: Vec<(u32, BoxedStrategy<Case>)> = weights().into_iter().zip(classes).filter(|(w, _)| *w > 0).collect();
     assert!(!weighted.is_empty(), "FUZZ_WEIGHTS: every class has weight 0");
@@ -610,13 +751,21 @@ fn names_a_size(e: &topologies::ScenarioError) -> bool {
     ["tcp.initial_cwnd", ".buffer", ".count", ".paths"].iter().any(|k| e.key.ends_with(k)) || e.key.starts_with("traffic.")
 }
 
-/// Checks one case as [`check`] does, and what its class adds: a heavy class's scenario is
-/// well-formed TOML, so a refusal names a key; a memory refusal names a size's key, and in the
+/// Checks one case as [`check`] does, and what its class adds: a scenario that is not an edit
+/// is well-formed TOML, so a refusal names a key; a memory refusal names a size's key, and in the
 /// jitter class (few links, flows of one window) a window's or buffer's.
 fn check_case(case: &Case) -> Result<Outcome, TestCaseError> {
     let outcome = check(&case.text)?;
+    // The heavy classes' refusals are the simulator's; their sizes would only double the cost.
+    if matches!(case.class, Class::Edits | Class::Ns2 | Class::WideCounters | Class::UndrawnGenerators) {
+        check_export(case, &outcome)?;
+    }
+    if case.class == Class::UndrawnGenerators {
+        check_undrawn(case, &outcome)?;
+    }
     if let Outcome::Refused(e) = &outcome {
-        prop_assert!(case.class == Class::Edits || !e.key.is_empty(), "a refusal names a key: {e}");
+        let edited = matches!(case.class, Class::Edits | Class::Ns2);
+        prop_assert!(edited || !e.key.is_empty(), "a refusal names a key: {e}");
         if e.message.contains("of memory") {
             prop_assert!(names_a_size(e), "the memory estimate names a size's key: {e}");
             let window_or_buffer = e.key.ends_with("tcp.initial_cwnd") || e.key.ends_with(".buffer");
@@ -624,6 +773,156 @@ fn check_case(case: &Case) -> Result<Outcome, TestCaseError> {
         }
     }
     Ok(outcome)
+}
+
+/// The ns-2 export of a case: refused where the simulator refuses it (one set of checks
+/// guards every engine), else refused naming a key, or written with every name as text. With
+/// `FUZZ_NS2` set, the script runs in ns-2 ([`check_in_ns2`]).
+fn check_export(case: &Case, outcome: &Outcome) -> Result<(), TestCaseError> {
+    let Ok(scenario) = topologies::load_text("fuzz.toml", &case.text, &[]) else { return Ok(()) };
+    let script = scenario.ns2_script();
+    match (outcome, script) {
+        (Outcome::Refused(e), Ok(_)) => prop_assert!(false, "the export takes what the simulator refuses: {e}"),
+        (_, Err(e)) => {
+            let message = e.to_string();
+            prop_assert!(message.starts_with("fuzz.toml: ") && !e.key.is_empty(), "the export's refusal names a key: {message}");
+            prop_assert!(case.class != Class::WideCounters, "the export refuses a wide-counter case: {message}");
+        }
+        (_, Ok(script)) => {
+            let lines: Vec<&str> = script.lines().collect();
+            prop_assert!(lines.len() > 1 && lines[1].starts_with("# Run it with"), "the header comment is one line: {:?}", &lines[..2]);
+            let names: Vec<&str> = lines.iter().filter_map(|l| l.strip_prefix("puts $results \"N ")).collect();
+            prop_assert_eq!(names.len(), scenario.flows.len(), "one line per flow's name");
+            for name in names {
+                let bare = name.strip_suffix('"').map(unescaped_specials);
+                prop_assert_eq!(bare, Some(String::new()), "a name written with Tcl's special characters bare: {}", name);
+            }
+            if case.class == Class::WideCounters {
+                prop_assert!(script.contains("\n$ns at ") && script.contains("\"tally "), "no tally of the counters in:\n{script}");
+            }
+            if std::env::var_os("FUZZ_NS2").is_some() {
+                check_in_ns2(case, &scenario, &script)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The characters of `text` that Tcl would substitute or split at: those no backslash escapes.
+fn unescaped_specials(text: &str) -> String {
+    let mut bare = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '[' | ']' | '$' | '"' | '{' | '}' | ';' | '\n' | '\r' => bare.push(c),
+            _ => {}
+        }
+    }
+    bare
+}
+
+/// The longest ns-2 may run one case, wall time: beyond it the case is not checked there.
+const NS2_SECONDS: u64 = 60;
+
+/// Runs `script` in ns-2 in a directory of its own, bounded in time; `None` when it took too
+/// long.
+fn run_ns2(script: &str) -> Option<(std::process::ExitStatus, String, bool, String)> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let dir = std::env::temp_dir().join(format!("equipoise-fuzz-ns2-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    std::fs::write(dir.join("run.tcl"), script).expect("the script is written");
+    let mut child = std::process::Command::new("ns")
+        .args(["run.tcl", "results.txt"])
+        .current_dir(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("ns starts (FUZZ_NS2 is set: ns-2 must be installed)");
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("ns is waited for") {
+            break Some(status);
+        }
+        if started.elapsed().as_secs() > NS2_SECONDS {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let mut said = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut said);
+    }
+    let results = std::fs::read_to_string(dir.join("results.txt")).unwrap_or_default();
+    // A name run as a command would have made this file (or another) here.
+    let canary = std::fs::read_dir(&dir).map(|d| d.count() != 2).unwrap_or(true) || dir.join("CANARY").exists();
+    let _ = std::fs::remove_dir_all(&dir);
+    status.map(|status| (status, results, canary, said))
+}
+
+/// The script of an exported case, run in ns-2: it runs no name as a command, runs to the
+/// end, and its results read back into counts that agree with each other (bytes and packets
+/// through each link, the data a flow delivered and sent), loss rates and utilizations within
+/// [0, 1]; a wide-counter
+/// case (drop-tail, no random draw) delivers in all what the simulator's does, to 1 %.
+fn check_in_ns2(case: &Case, scenario: &topologies::Scenario, script: &str) -> Result<(), TestCaseError> {
+    let Some((status, results, canary, said)) = run_ns2(script) else { return Ok(()) };
+    prop_assert!(!canary, "ns-2 made a file beside its results: a name ran as a command");
+    prop_assert!(status.success(), "ns-2 failed on a script the export wrote ({status}): {said}");
+    let read = scenario.read_ns2_results(&results).map_err(|e| TestCaseError::fail(format!("ns-2's results do not read back: {e}")))?;
+    let out = &read.output;
+    let warmup = scenario.sim.warmup.as_secs_f64();
+    // (Not `within_physics`: ns-2's sink counts data when it is delivered in order, so a flow
+    // whose packets arrived out of order before the warm-up can deliver them all after it.)
+    for l in &out.links {
+        prop_assert!((0.0..=1.0).contains(&l.loss_rate) && (0.0..=1.0).contains(&l.utilization), "link {}: {l:?}", l.link);
+    }
+    let measured = scenario.sim.duration.as_secs_f64() - warmup;
+    let mss = f64::from(scenario.sim.mss);
+    for l in &out.links {
+        // Only data segments (and 40-byte SYNs) cross a scenario link: its bytes are its packets.
+        let bytes = l.utilization * l.rate_bps * measured / 8.0;
+        let packets = l.departures as f64;
+        prop_assert!(
+            bytes <= packets * mss + 1.0 && bytes + 1.0 >= packets * 40.0,
+            "link {}: {bytes} bytes departed in {packets} packets of at most {mss} bytes",
+            l.link
+        );
+    }
+    // From the start, no flow delivers more than it sent (after a warm-up it may: data sent
+    // before it arrives after).
+    for f in out.flows.iter().filter(|_| warmup == 0.0) {
+        prop_assert!(f.bytes_delivered as f64 <= f.packets_sent as f64 * mss, "flow {}: delivered more than it sent", f.flow);
+    }
+    if case.class == Class::WideCounters {
+        // The flows' shares part where packets meet at one instant (decimal timing), their sum
+        // does not: what the link carried.
+        let ours = scenario.build().expect("the simulator took it").run();
+        let total = |o: &tcp::RunOutput| o.flows.iter().map(|f| f.bytes_delivered as f64).sum::<f64>();
+        let (a, b) = (total(&ours), total(out));
+        prop_assert!((a - b).abs() <= 0.01 * b, "the flows delivered {a} bytes in all, in ns-2 {b}");
+        prop_assert!(b > 4_294_967_296.0 || warmup > 0.0, "the case did not pass 2^32 bytes: {b}");
+    }
+    Ok(())
+}
+
+/// An undrawn generator is refused at the same key as the same generator drawing flows (its
+/// arrivals every millisecond), or taken as it is.
+fn check_undrawn(case: &Case, outcome: &Outcome) -> Result<(), TestCaseError> {
+    let Ok(undrawn) = topologies::load_text("fuzz.toml", &case.text, &[]) else { return Ok(()) };
+    prop_assert_eq!(undrawn.idle_traffic.len(), 1, "the generator drew a flow");
+    let drawn = case.text.replace("interval = \"1000000s\"", "interval = \"1ms\"");
+    let drawn = topologies::load_text("fuzz.toml", &drawn, &[]).and_then(|s| s.build().map(|_| ()));
+    let key = |r: Option<&topologies::ScenarioError>| r.map(|e| e.key.clone());
+    let undrawn_key = key(if let Outcome::Refused(e) = outcome { Some(e) } else { None });
+    prop_assert_eq!(undrawn_key, key(drawn.as_ref().err()), "undrawn and drawn generators are checked alike");
+    Ok(())
 }
 
 /// What a campaign reports of each class: cases (refused, run to the end, cut by the event

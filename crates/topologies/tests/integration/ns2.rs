@@ -318,3 +318,131 @@ fn finite_and_stopped_flows_read_back_as_a_run_reports_them() {
     assert_eq!(b.completion_time_s, None, "a bulk flow that stops has no completion time");
     assert!((a.goodput_bps / b.goodput_bps - 1.0).abs() < 0.005, "goodput {} against ns-2's {}", a.goodput_bps, b.goodput_bps);
 }
+
+/// A one-flow scenario for the export's checks: `extra` is appended to its `[[flow]]`.
+fn one_flow(link: &str, flow: &str) -> String {
+    format!(
+        "[sim]\nduration = \"10s\"\n[tcp]\nprofile = \"ns2-sack\"\n\
+         [[link]]\nname = \"l\"\nrate = \"10Mbps\"\ndelay = \"10ms\"\nbuffer = \"20pkt\"\n{link}\n\
+         [[flow]]\nname = \"f\"\ncc = \"reno\"\npaths = [[\"l\"]]\n{flow}\n"
+    )
+}
+
+#[test]
+fn the_export_refuses_what_a_run_refuses_with_the_same_error() {
+    let cases = [
+        ("queue = { kind = \"red\", min = \"16pkt\", max = \"12pkt\", max_p = 0.1 }", ""),
+        ("queue = { kind = \"red\", min = \"1e30pkt\", max = \"12pkt\", max_p = 0.1 }", ""),
+        ("queue = { kind = \"red\", min = \"4pkt\", max = \"12pkt\", max_p = 0.0 }", ""),
+        ("", "stop = \"0s\""),
+        ("", "receive_buffer = \"100B\""),
+        ("buffer = \"1e12pkt\"", ""),
+        ("buffer = \"4294967295pkt\"", ""),
+    ];
+    for (link, flow) in cases {
+        let text = one_flow(link, flow).replace("buffer = \"20pkt\"\nbuffer", "buffer");
+        let s = scenario(&text);
+        let run = s.build().map(|_| ()).expect_err(&format!("a run refuses {link}{flow}")).to_string();
+        let export = s.ns2_script().map(|_| ()).expect_err(&format!("the export refuses {link}{flow}")).to_string();
+        assert_eq!(export, run, "{link}{flow}");
+    }
+    let e = scenario(&one_flow("buffer = \"4294967295pkt\"", "").replace("buffer = \"20pkt\"\nbuffer", "buffer")).build().err().unwrap();
+    assert!(e.to_string().contains("from 1 to 4294967294, got 4294967295"), "{e}");
+}
+
+#[test]
+fn the_export_refuses_settings_it_cannot_write_and_writes_the_delayed_ack_timeout() {
+    for (key, value) in [("byte_window", "true"), ("syn_ack_grows", "true")] {
+        let s = scenario(
+            &format!("{}\n", one_flow("", "")).replace("profile = \"ns2-sack\"", &format!("profile = \"ns2-sack\"\n{key} = {value}")),
+        );
+        s.build().expect("the simulator runs it");
+        let e = s.ns2_script().expect_err(key).to_string();
+        assert!(e.starts_with(&format!("ns2-test.toml: tcp.{key}: ")), "{e}");
+    }
+    let newreno = "profile = \"ns2-sack\"\nsack = false\nrecovery = \"newreno\"\nfast_retransmit_alone = true";
+    let s = scenario(&one_flow("", "").replace("profile = \"ns2-sack\"", newreno));
+    let e = s.ns2_script().expect_err("fast_retransmit_alone").to_string();
+    assert!(e.starts_with("ns2-test.toml: tcp.fast_retransmit_alone: "), "{e}");
+    // The delayed-ACK sink waits what the scenario says, not ns-2's own 100 ms.
+    for (timeout, written) in [("40ms", "0.04"), ("200ms", "0.2")] {
+        let tcp = format!("profile = \"ns2-sack\"\ndelayed_ack = true\ndelayed_ack_timeout = \"{timeout}\"");
+        let script = scenario(&one_flow("", "").replace("profile = \"ns2-sack\"", &tcp)).ns2_script().unwrap();
+        assert!(script.contains(&format!("    set s [new Agent/TCPSink/Sack1/DelAck]\n    $s set interval_ {written}\n")), "{script}");
+    }
+}
+
+/// Every character Tcl treats specially, in names the export writes.
+const HOSTILE: [&str; 9] = ["[exec touch CANARY]", "]", "$env(HOME)", "\\", "\"", "{", "}", ";exec touch CANARY", "\nexec touch CANARY\n"];
+
+#[test]
+fn names_reach_tcl_as_text_never_as_commands() {
+    if !have_ns("names_reach_tcl_as_text_never_as_commands") {
+        return;
+    }
+    let mut text = format!(
+        "[meta]\nname = {:?}\n[sim]\nduration = \"2s\"\nwarmup = \"0s\"\n[tcp]\nprofile = \"ns2-sack\"\n\
+         [[link]]\nname = \"l{}\"\nrate = \"10Mbps\"\ndelay = \"10ms\"\nbuffer = \"20pkt\"\n",
+        HOSTILE.concat(),
+        "[exec touch CANARY]"
+    );
+    for (i, name) in HOSTILE.iter().enumerate() {
+        text += &format!(
+            "[[flow]]\nname = {:?}\ncc = \"reno\"\npaths = [[\"l[exec touch CANARY]\"]]\nstart = \"{i}ms\"\n",
+            format!("f{i}{name}")
+        );
+    }
+    // TOML's escapes are Rust's for these characters.
+    let s = topologies::load_text("s\n[exec touch CANARY]\\.toml", &text, &[]).expect("the names are valid");
+    assert_eq!(s.flows[8].name, "f8\nexec touch CANARY\n");
+    let dir = std::env::temp_dir().join(format!("equipoise-ns2-names-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("run.tcl"), s.ns2_script().expect("ns-2 can run it")).unwrap();
+    let out = Command::new("ns").arg("run.tcl").arg("results.txt").current_dir(&dir).output().expect("ns runs");
+    let canary = dir.join("CANARY").exists();
+    let results = std::fs::read_to_string(dir.join("results.txt"));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(!canary, "a name was run as a command");
+    assert!(out.status.success(), "ns failed: {}", String::from_utf8_lossy(&out.stderr));
+    let results = results.expect("ns-2 wrote its results");
+    let read = s.read_ns2_results(&results).expect("the results read back, one line per record");
+    assert_eq!(read.output.flows.len(), HOSTILE.len());
+    assert!(read.output.flows.iter().all(|f| f.bytes_delivered > 0), "every flow ran");
+    // Each flow's name is in the results, escaped onto its one line.
+    for (i, flow) in s.flows.iter().enumerate() {
+        let line = format!("N {i} {}", flow.name.escape_default());
+        assert!(results.lines().any(|l| l == line), "no line {line:?} in the results");
+    }
+}
+
+#[test]
+fn byte_counters_past_four_gigabytes_read_right() {
+    if !have_ns("byte_counters_past_four_gigabytes_read_right") {
+        return;
+    }
+    // One flow filling 1 Gb/s for 40 s carries 5 GB, past ns-2's 32-bit counters (2^32 bytes);
+    // 9000-byte packets keep ns-2's run short.
+    let s = scenario(
+        "[sim]\nduration = \"40s\"\nwarmup = \"0s\"\nmss = \"9000B\"\n[tcp]\nprofile = \"ns2-sack\"\ninitial_ssthresh = 20000\n\
+         [[link]]\nname = \"l\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\nbuffer = \"200pkt\"\n\
+         [[flow]]\nname = \"f\"\ncc = \"reno\"\npaths = [[\"l\"]]\nreceive_buffer = \"20000pkt\"\n",
+    );
+    let ours = s.build().expect("it builds").run();
+    let theirs = ns2_run(&s, "wide", false).results.output;
+    let (a, b) = (&ours.flows[0], &theirs.flows[0]);
+    eprintln!(
+        "past 2^32 bytes: delivered {} / {} bytes (equipoise / ns-2), link utilization {:.4} / {:.4}",
+        a.bytes_delivered, b.bytes_delivered, ours.links[0].utilization, theirs.links[0].utilization
+    );
+    assert!(b.bytes_delivered > 1 << 32, "ns-2's flow delivered {} bytes", b.bytes_delivered);
+    assert!(
+        (a.bytes_delivered as f64 / b.bytes_delivered as f64 - 1.0).abs() < 0.01,
+        "{} against ns-2's {}",
+        a.bytes_delivered,
+        b.bytes_delivered
+    );
+    assert!((a.goodput_bps / b.goodput_bps - 1.0).abs() < 0.01, "goodput {} against ns-2's {}", a.goodput_bps, b.goodput_bps);
+    assert!((ours.links[0].utilization - theirs.links[0].utilization).abs() < 0.01);
+    assert!(theirs.links[0].departures > 500_000, "{} departures", theirs.links[0].departures);
+}

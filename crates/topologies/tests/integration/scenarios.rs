@@ -149,7 +149,8 @@ fn each_class_of_mistake_names_file_key_and_expectation() {
             "bad.toml: flow.f.0.name: two flows are named \"f.0\"",
         ),
         (with("duration = \"2s\"", "duration = \"2s\"\nduration = \"3s\""), vec![], "bad.toml: not valid TOML"),
-        (GOOD.to_string(), vec![("link.wan.rate", "1Mbps")], "--set: link.wan.rate: no link named \"wan\""),
+        (GOOD.to_string(), vec![("link.wan.rate", "1Mbps")], "bad.toml: --set link.wan.rate: no link named \"wan\""),
+        (GOOD.to_string(), vec![("sim.duration.x", "1")], "bad.toml: --set sim.duration.x: "),
         (GOOD.to_string(), vec![("sim.duration", "0s")], "bad.toml: sim.duration: must be longer than zero"),
         (
             GOOD.to_string(),
@@ -343,6 +344,14 @@ fn every_shipped_sweep_reads_and_every_point_builds() {
 }
 
 #[test]
+fn a_level_refused_at_its_own_key_names_the_key_once() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let text = "scenario = \"parallel-red.toml\"\n[grid]\n\"link.bottleneck.queue.max_p\" = [0.1, 0.0]\n";
+    let e = topologies::sweep::Sweep::from_text("s.toml", text, &dir).map(|_| ()).expect_err("max_p = 0").to_string();
+    assert_eq!(e, "s.toml: link.bottleneck.queue.max_p: must be above 0");
+}
+
+#[test]
 fn sweep_sizes_are_limited_before_anything_is_allocated() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
     let error = |text: &str| topologies::sweep::Sweep::from_text("s.toml", text, &dir).map(|_| ()).expect_err("too large").to_string();
@@ -456,4 +465,30 @@ fn a_capture_table_is_checked_by_key() {
     let s = load_text("good.toml", &format!("{base}link = [\"bottleneck\", \"wifi0\"]\nflows = [\"f\"]\nuntil = \"1s\"\n"), &[]).unwrap();
     assert_eq!(s.captures[0].links, ["bottleneck", "wifi0"]);
     s.build().expect("the capture builds");
+}
+
+#[test]
+fn a_generator_that_draws_no_flow_is_checked_as_one_that_does() {
+    // One arrival in 100 s on average: a 1 s run draws none (seed 1 here).
+    let text = |cc: &str, path: &str| {
+        format!(
+            "[sim]\nduration = \"1s\"\nseed = 1\n[[link]]\nname = \"l\"\nrate = \"10Mbps\"\ndelay = \"10ms\"\nbuffer = \"20pkt\"\n\
+             [[flow]]\nname = \"f\"\npaths = [[\"l\"]]\n\
+             [[traffic]]\nname = \"t\"\nkind = \"poisson\"\ncc = {cc}\npaths = [[\"{path}\"]]\ninterval = \"100s\"\nsize = \"70KB\"\n"
+        )
+    };
+    let build = |cc: &str, path: &str| {
+        let s = topologies::load_text("g.toml", &text(cc, path), &[]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(s.flows.len(), 1, "the generator drew no flow");
+        s.build().map(|_| ()).map_err(|e| e.to_string())
+    };
+    build("\"reno\"", "l").unwrap();
+    let e = build("\"no-such-law\"", "l").unwrap_err();
+    assert!(e.starts_with("g.toml: traffic.t.cc: "), "{e}");
+    let e = build("\"{i}\"", "l").unwrap_err();
+    assert!(e.starts_with("g.toml: traffic.t.cc: "), "{e}");
+    let e = build("\"reno\"", "no-such-link").unwrap_err();
+    assert!(e.starts_with("g.toml: traffic.t.paths[0][0]: no link named \"no-such-link\""), "{e}");
+    let e = build("{ algorithm = \"lia\", nonsense = 1 }", "l").unwrap_err();
+    assert!(e.starts_with("g.toml: traffic.t.cc.nonsense"), "{e}");
 }
