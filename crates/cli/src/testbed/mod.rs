@@ -383,6 +383,7 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
             stop: spec.stop.map(|t| Duration::from_nanos(t.as_ps() / 1000)),
             // The simulator's segments, each carrying the kernel's payload of a full segment.
             bytes: segments.map(|n| n * (s.sim.mss as u64 - HEADERS)),
+            segment: s.sim.mss as u64 - HEADERS,
         };
         first += spec.paths.len();
         hosts::start_sender(&ns.entry(sender_of(f)), flow.clone(), t0, end, stop.clone(), errors.clone())?;
