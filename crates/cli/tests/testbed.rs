@@ -278,6 +278,54 @@ fn a_stopped_or_killed_run_leaves_no_namespace_behind() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// SIGINT while the run is being set up, sent as a terminal or `timeout` sends it, to the whole
+/// process group (the `ip` commands setting the run up die of it too): the run says that a
+/// signal stopped it, not that a command failed, and removes what it had made.
+#[test]
+fn an_interrupt_during_the_setup_is_reported_as_the_signal() {
+    if !can_run("an_interrupt_during_the_setup_is_reported_as_the_signal") {
+        return;
+    }
+    // Alone: a run starting beside it would remove the namespaces this one might leave.
+    let _alone = ALONE.write().unwrap_or_else(|e| e.into_inner());
+    use std::os::unix::process::CommandExt;
+    let dir = scratch("interrupt");
+    let file = scenario(&dir, "rate = \"10Mbps\"\ndelay = \"5ms\"\nbuffer = \"20pkt\"", "");
+    let out = dir.join("out");
+    // The setup takes a few tens of milliseconds from its first namespace on; an `ip` runs
+    // through most of them.
+    for delay in [0, 5, 10, 20] {
+        let child = Command::new(env!("CARGO_BIN_EXE_equipoise"))
+            .args(["testbed", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"])
+            .process_group(0)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let started = Instant::now();
+        let made = || {
+            std::fs::read_dir("/run/netns")
+                .is_ok_and(|d| d.flatten().any(|e| e.file_name().to_string_lossy().starts_with(&format!("eqtb-{pid}-"))))
+        };
+        while !made() {
+            assert!(started.elapsed() < Duration::from_secs(20), "the run made its first namespace");
+            std::thread::sleep(Duration::from_micros(500));
+        }
+        std::thread::sleep(Duration::from_millis(delay));
+        Command::new("kill").args(["-INT", "--", &format!("-{pid}")]).status().unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert!(!o.status.success(), "an interrupted run fails");
+        assert_eq!(
+            stderr(&o).trim(),
+            "error: stopped by a signal: the namespaces and devices are removed, no tables written",
+            "interrupted {delay} ms after its first namespace"
+        );
+        assert!(namespaces_of(pid).is_empty(), "interrupted {delay} ms after its first namespace: every namespace removed");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn what_the_kernel_cannot_run_is_refused_naming_the_key() {
     let dir = scratch("refused");

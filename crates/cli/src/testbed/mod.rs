@@ -189,15 +189,22 @@ pub fn testbed(
     netns::check_privileges()?;
     let dir = out.unwrap_or_else(|| crate::suffixed(crate::default_out(file), "-testbed"));
     let target = crate::output::prepare(&dir, overwrite)?;
+    // `stop` tells every thread to end, at a signal or at the run's end; `signalled` is set by
+    // a signal alone. A terminal's SIGINT (or `timeout`'s) reaches the whole process group, so
+    // an `ip` setting up the run dies of it too: its failure is the signal's.
     let stop = Arc::new(AtomicBool::new(false));
+    let signalled = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(signal, stop.clone()).map_err(|e| format!("cannot handle signal {signal}: {e}"))?;
+        for flag in [&stop, &signalled] {
+            signal_hook::flag::register(signal, flag.clone()).map_err(|e| format!("cannot handle signal {signal}: {e}"))?;
+        }
     }
     let started = Instant::now();
-    let run = run(&scenario, &plan, &stop, quiet)?;
-    if run.interrupted {
+    let run = run(&scenario, &plan, &stop, quiet);
+    if signalled.load(Ordering::Relaxed) || run.as_ref().is_ok_and(|r| r.interrupted) {
         return Err("stopped by a signal: the namespaces and devices are removed, no tables written".into());
     }
+    let run = run?;
     let metrics = scenario.metrics(&run.output);
     let mut provenance = crate::tables::Provenance {
         source: "testbed",
