@@ -36,9 +36,9 @@ fn scenario(dir: &Path, link: &str, extra: &str) -> PathBuf {
     file
 }
 
-/// Testbed runs are light (all six tests of this file take 12 s of CPU in 85 s when run one
-/// after another), so they run at once, in their own namespaces; only the test that counts a
-/// killed run's leftovers runs alone, since any run starting beside it removes them.
+/// Testbed runs are light (all eight tests of this file take 15 s of CPU in 39 s when run one
+/// after another), so they run at once, in their own namespaces; only the tests that count a
+/// run's leftovers run alone, since any run starting beside them removes them.
 static ALONE: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
 /// Runs the testbed with `args`: what it printed, and the process id its namespaces are
