@@ -3,8 +3,8 @@
 //! (`equipoise.source = "ns2"` in their metadata).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Instant;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use topologies::{Experiment, Scenario};
 
@@ -50,10 +50,14 @@ fn dying_with_this_process(program: &Path) -> Command {
     }
 }
 
+/// How often a run looks whether `ns` has ended, or a signal is ending the process.
+const POLL: Duration = Duration::from_millis(5);
+
 /// Every scratch directory of an ns-2 run starts so, then the making process's id.
 const SCRATCH_PREFIX: &str = "equipoise-ns2-";
 
-/// A scratch directory removed when dropped, whatever happened.
+/// A scratch directory removed when dropped, whatever happened; on SIGINT or SIGTERM, removed
+/// before the process ends (see [`stopping`]).
 struct Scratch(PathBuf);
 
 impl Scratch {
@@ -62,15 +66,116 @@ impl Scratch {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         static CLEANED: std::sync::Once = std::sync::Once::new();
         CLEANED.call_once(remove_leftovers);
+        stopping::watch()?;
         let dir = std::env::temp_dir().join(format!("{SCRATCH_PREFIX}{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
-        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make the scratch directory {}: {e}", dir.display()))?;
-        Ok(Scratch(dir))
+        let scratch = Scratch(dir);
+        stopping::begin();
+        std::fs::create_dir_all(&scratch.0).map_err(|e| format!("cannot make the scratch directory {}: {e}", scratch.0.display()))?;
+        Ok(scratch)
     }
 }
 
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
+        stopping::end();
+    }
+}
+
+/// SIGINT and SIGTERM during ns-2 runs (Linux): a thread of its own waits for them, then lets
+/// every run kill its `ns` and remove its scratch directory, and ends the process with an
+/// error. A run that has cleaned up waits for that end instead of returning, so that a sweep
+/// records no run as failed for it. Elsewhere a signal ends the process as it always did.
+mod stopping {
+    use std::sync::{Condvar, Mutex};
+    use std::time::Duration;
+
+    /// The runs under way, and whether the process is ending.
+    struct Live {
+        runs: usize,
+        ending: bool,
+    }
+
+    static LIVE: Mutex<Live> = Mutex::new(Live { runs: 0, ending: false });
+    static ENDED: Condvar = Condvar::new();
+    /// How long the process waits for its runs to clean up before it ends anyway.
+    const GRACE: Duration = Duration::from_secs(5);
+
+    fn live() -> std::sync::MutexGuard<'static, Live> {
+        LIVE.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Starts the thread that waits for the signals, once.
+    pub fn watch() -> Result<(), String> {
+        static WATCHING: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+        WATCHING.get_or_init(start).clone()
+    }
+
+    #[cfg(target_os = "linux")]
+    fn start() -> Result<(), String> {
+        use std::io::Read;
+        let (mut read, write) = std::os::unix::net::UnixStream::pair().map_err(|e| format!("cannot wait for signals: {e}"))?;
+        std::thread::Builder::new()
+            .name("ns2-signals".into())
+            .spawn(move || {
+                // A byte is a signal; the end of the stream (no handler registered) is none.
+                if read.read(&mut [0u8]).is_ok_and(|n| n == 1) {
+                    end_the_process();
+                }
+            })
+            .map_err(|e| format!("cannot start the thread that waits for signals: {e}"))?;
+        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            let write = write.try_clone().map_err(|e| format!("cannot wait for signals: {e}"))?;
+            signal_hook::low_level::pipe::register(signal, write).map_err(|e| format!("cannot handle signal {signal}: {e}"))?;
+        }
+        Ok(())
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn start() -> Result<(), String> {
+        Ok(())
+    }
+
+    #[cfg(target_os = "linux")]
+    fn end_the_process() -> ! {
+        let mut state = live();
+        state.ending = true;
+        let (state, _) = ENDED.wait_timeout_while(state, GRACE, |l| l.runs > 0).unwrap_or_else(|e| e.into_inner());
+        let left = if state.runs > 0 { format!(" ({} still cleaning up)", state.runs) } else { String::new() };
+        eprintln!(
+            "error: stopped by a signal: ns-2 ended and its scratch directories removed{left}; no tables of the unfinished runs written"
+        );
+        std::process::exit(1);
+    }
+
+    /// Counts a run in; one begun while the process is ending waits for its end.
+    pub fn begin() {
+        let mut state = live();
+        if state.ending {
+            drop(state);
+            wait_for_the_end();
+        }
+        state.runs += 1;
+    }
+
+    /// Counts a run out (its scratch directory is gone).
+    pub fn end() {
+        let mut state = live();
+        state.runs = state.runs.saturating_sub(1);
+        ENDED.notify_all();
+    }
+
+    /// Whether a signal is ending the process: a run kills its `ns`, drops its scratch
+    /// directory and calls [`wait_for_the_end`].
+    pub fn ending() -> bool {
+        live().ending
+    }
+
+    /// Waits for the thread that took the signal to end the process.
+    pub fn wait_for_the_end() -> ! {
+        loop {
+            std::thread::park();
+        }
     }
 }
 
@@ -104,20 +209,37 @@ pub fn run_ns2(scenario: &Scenario, ns: Option<&Path>) -> Result<Ns2Run, String>
     let (tcl, results) = (scratch.0.join("run.tcl"), scratch.0.join("results.txt"));
     std::fs::write(&tcl, &script).map_err(|e| format!("cannot write {}: {e}", tcl.display()))?;
     let started = Instant::now();
-    let out = dying_with_this_process(&program)
-        .arg(&tcl)
-        .arg(&results)
-        .current_dir(&scratch.0)
-        .output()
-        .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
+    let (stdout, stderr) = (scratch.0.join("ns.out"), scratch.0.join("ns.err"));
+    let file = |p: &Path| std::fs::File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()));
+    let mut command = dying_with_this_process(&program);
+    command.arg(&tcl).arg(&results).current_dir(&scratch.0).stdin(Stdio::null()).stdout(file(&stdout)?).stderr(file(&stderr)?);
+    // A process group of its own, so that a terminal's SIGINT reaches this process alone,
+    // which then ends `ns` itself (a run that failed of the signal would be a failed run).
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = command.spawn().map_err(|e| format!("cannot start {}: {e}", program.display()))?;
+    let status = loop {
+        if stopping::ending() {
+            let _ = child.kill();
+            let _ = child.wait();
+            drop(scratch);
+            stopping::wait_for_the_end();
+        }
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) => std::thread::sleep(POLL),
+            Err(e) => return Err(format!("cannot wait for {}: {e}", program.display())),
+        }
+    };
     let wall_s = started.elapsed().as_secs_f64();
-    let said = |bytes: &[u8]| String::from_utf8_lossy(bytes).trim().to_string();
-    if !out.status.success() {
-        let message = [said(&out.stderr), said(&out.stdout)].into_iter().filter(|s| !s.is_empty()).collect::<Vec<_>>().join("\n");
-        return Err(format!("{} failed ({}):\n{message}", program.display(), out.status));
+    let read = |p: &Path| std::fs::read(p).map(|b| String::from_utf8_lossy(&b).trim().to_string()).unwrap_or_default();
+    let (said_out, said_err) = (read(&stdout), read(&stderr));
+    if !status.success() {
+        let message = [said_err, said_out].into_iter().filter(|s| !s.is_empty()).collect::<Vec<_>>().join("\n");
+        return Err(format!("{} failed ({status}):\n{message}", program.display()));
     }
     let results = std::fs::read_to_string(&results)
-        .map_err(|e| format!("ns-2 wrote no results (cannot read {}: {e}); it said:\n{}", results.display(), said(&out.stderr)))?;
+        .map_err(|e| format!("ns-2 wrote no results (cannot read {}: {e}); it said:\n{said_err}", results.display()))?;
     Ok(Ns2Run { script, results, wall_s })
 }
 

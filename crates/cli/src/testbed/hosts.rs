@@ -2,7 +2,7 @@
 //! sending socket in the senders' namespace, bound to the flow's addresses, with the kernel's
 //! Reno; and a sampler that reads the senders' counters (the kernel's `tcp_info`).
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::net::{SocketAddr, SocketAddrV4, TcpListener};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -16,6 +16,12 @@ use super::netns::Entry;
 
 /// The port every receiver listens on (each at its own address).
 pub const PORT: u16 = 5001;
+/// The most segments a sender that is to stop keeps unsent: enough that the kernel never
+/// waits for the application (it wakes it with half of them left), few enough that it sends
+/// little new data past the stop.
+const UNSENT: u64 = 4;
+/// How long a sender's write waits for room before it looks at the time and the stop flag.
+const WRITE_WAIT: Duration = Duration::from_millis(50);
 
 /// One flow as the hosts run it.
 #[derive(Clone, Debug)]
@@ -33,6 +39,8 @@ pub struct HostFlow {
     pub stop: Option<Duration>,
     /// Application bytes to send (`None`: bulk).
     pub bytes: Option<u64>,
+    /// The payload of a full segment, bytes, where the socket does not say its own.
+    pub segment: u64,
 }
 
 /// What a receiver counted: application bytes in order, and when the last of a finite
@@ -165,14 +173,35 @@ fn send(ns: &Entry, flow: &HostFlow, t0: Instant, end: Duration, stop: &AtomicBo
         // A handshake the run ends before is no error: the flow delivered nothing.
         return if t0.elapsed() >= end { Ok(()) } else { Err(format!("flow {name}: connect to {to}: {e}")) };
     }
-    socket.set_write_timeout(Some(Duration::from_millis(50))).map_err(|e| e.to_string())?;
-    let mut stream: std::net::TcpStream = socket.into();
-    let chunk = vec![0u8; 1 << 16];
+    socket.set_write_timeout(Some(WRITE_WAIT)).map_err(|e| e.to_string())?;
     let until = flow.stop.unwrap_or(end).min(end);
+    // The kernel sends whatever the application wrote, so a flow that stops before the end
+    // keeps at most UNSENT segments unsent: past its stop it sends what it had sent and at
+    // most these, as a simulated flow sends no new data past its stop. Each write is one
+    // segment marked as a record's end (MSG_EOR), so that the next one starts a new buffer
+    // and meets the bound (a write that can join the last buffer is never held back).
+    let bounded = until < end;
+    let segment = socket.tcp_mss().ok().filter(|&m| m > 0).map_or(flow.segment, u64::from);
+    // MSG_NOSIGNAL: a connection reset is an error, not SIGPIPE (as std's own writes).
+    let (chunk, flags) = if bounded {
+        socket
+            .set_tcp_notsent_lowat((UNSENT * segment) as u32)
+            .map_err(|e| format!("flow {name}: cannot bound its unsent bytes (TCP_NOTSENT_LOWAT): {e}"))?;
+        (vec![0u8; segment as usize], libc::MSG_EOR | libc::MSG_NOSIGNAL)
+    } else {
+        (vec![0u8; 1 << 16], libc::MSG_NOSIGNAL)
+    };
     let mut left = flow.bytes.unwrap_or(u64::MAX);
+    let mut wait = WRITE_WAIT;
     while left > 0 && t0.elapsed() < until && !stop.load(Ordering::Relaxed) {
+        // A write blocked near the stop returns by it, so that nothing is written after it.
+        let by_stop = until.saturating_sub(t0.elapsed()).min(WRITE_WAIT).max(Duration::from_micros(1));
+        if by_stop != wait {
+            wait = by_stop;
+            socket.set_write_timeout(Some(wait)).map_err(|e| e.to_string())?;
+        }
         let n = chunk.len().min(left.min(usize::MAX as u64) as usize);
-        match stream.write(&chunk[..n]) {
+        match socket.send_with_flags(&chunk[..n], flags) {
             Ok(k) => left -= k as u64,
             Err(e)
                 if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut | std::io::ErrorKind::Interrupted) => {}
@@ -180,13 +209,13 @@ fn send(ns: &Entry, flow: &HostFlow, t0: Instant, end: Duration, stop: &AtomicBo
         }
     }
     if left == 0 {
-        let _ = stream.shutdown(std::net::Shutdown::Write);
+        let _ = socket.shutdown(std::net::Shutdown::Write);
     }
     // The socket stays open (and its counters readable) until the run ends.
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(20));
     }
-    drop(stream);
+    drop(socket);
     Ok(())
 }
 

@@ -190,15 +190,22 @@ pub fn testbed(
     let dir = out.unwrap_or_else(|| crate::suffixed(crate::default_out(file), "-testbed"));
     let captures = plan.captures.iter().map(|c| c.name.as_str());
     let target = crate::output::prepare(&dir, overwrite, &crate::tables::planned_files(&crate::tables::RUN_TABLES, captures))?;
+    // `stop` tells every thread to end, at a signal or at the run's end; `signalled` is set by
+    // a signal alone. A terminal's SIGINT (or `timeout`'s) reaches the whole process group, so
+    // an `ip` setting up the run dies of it too: its failure is the signal's.
     let stop = Arc::new(AtomicBool::new(false));
+    let signalled = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(signal, stop.clone()).map_err(|e| format!("cannot handle signal {signal}: {e}"))?;
+        for flag in [&stop, &signalled] {
+            signal_hook::flag::register(signal, flag.clone()).map_err(|e| format!("cannot handle signal {signal}: {e}"))?;
+        }
     }
     let started = Instant::now();
-    let run = run(&scenario, &plan, &stop, quiet)?;
-    if run.interrupted {
+    let run = run(&scenario, &plan, &stop, quiet);
+    if signalled.load(Ordering::Relaxed) || run.as_ref().is_ok_and(|r| r.interrupted) {
         return Err("stopped by a signal: the namespaces and devices are removed, no tables written".into());
     }
+    let run = run?;
     let metrics = scenario.metrics(&run.output);
     let mut provenance = crate::tables::Provenance {
         source: "testbed",
@@ -384,6 +391,7 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
             stop: spec.stop.map(|t| Duration::from_nanos(t.as_ps() / 1000)),
             // The simulator's segments, each carrying the kernel's payload of a full segment.
             bytes: segments.map(|n| n * (s.sim.mss as u64 - HEADERS)),
+            segment: s.sim.mss as u64 - HEADERS,
         };
         first += spec.paths.len();
         hosts::start_sender(&ns.entry(sender_of(f)), flow.clone(), t0, end, stop.clone(), errors.clone())?;

@@ -52,8 +52,9 @@ impl Namespaces {
         let mut ns = Namespaces { base, made: Vec::new() };
         for role in [Role::Senders, Role::Receivers, Role::Router].into_iter().chain(multipath.iter().map(|&f| Role::Multipath(f))) {
             let name = ns.name(role);
+            // Removed on drop even if `ip` fails after making it (killed by a signal).
+            ns.made.push(name.clone());
             ip(&["netns", "add", &name])?;
-            ns.made.push(name);
         }
         Ok(ns)
     }
@@ -76,11 +77,7 @@ impl Namespaces {
             .map_err(|e| format!("cannot run `ip` (iproute2): {e}"))?;
         child.stdin.take().expect("piped").write_all(lines.as_bytes()).map_err(|e| format!("ip -batch: {e}"))?;
         let out = child.wait_with_output().map_err(|e| format!("ip -batch: {e}"))?;
-        if out.status.success() {
-            Ok(())
-        } else {
-            Err(format!("ip -n {name} -batch failed: {}", String::from_utf8_lossy(&out.stderr).trim()))
-        }
+        if out.status.success() { Ok(()) } else { Err(format!("ip -n {name} -batch failed: {}", said(&out))) }
     }
 
     /// Writes a kernel setting (`/proc/sys/…`) inside the role's namespace.
@@ -91,11 +88,7 @@ impl Namespaces {
             .args(["netns", "exec", &name, "sh", "-c", &format!("echo {value} > {path}")])
             .output()
             .map_err(|e| format!("cannot run `ip netns exec`: {e}"))?;
-        if out.status.success() {
-            Ok(())
-        } else {
-            Err(format!("{key} = {value} in {name}: {}", String::from_utf8_lossy(&out.stderr).trim()))
-        }
+        if out.status.success() { Ok(()) } else { Err(format!("{key} = {value} in {name}: {}", said(&out))) }
     }
 
     /// What a thread needs to enter the role's namespace (the namespaces themselves stay with
@@ -132,10 +125,16 @@ impl Drop for Namespaces {
 pub fn ip(args: &[&str]) -> Result<(), String> {
     let out =
         Command::new("ip").args(args).output().map_err(|e| format!("cannot run `ip` (iproute2; Debian: apt-get install iproute2): {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!("ip {} failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
+    if out.status.success() { Ok(()) } else { Err(format!("ip {} failed: {}", args.join(" "), said(&out))) }
+}
+
+/// Why a command failed: its own message, or the signal that ended it (which prints none).
+fn said(out: &std::process::Output) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    let message = String::from_utf8_lossy(&out.stderr).trim().to_string();
+    match out.status.signal() {
+        Some(signal) if message.is_empty() => format!("ended by signal {signal}"),
+        _ => message,
     }
 }
 

@@ -228,3 +228,61 @@ fn a_killed_ns2_run_leaves_no_ns_running() {
     }
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// SIGTERM or SIGINT during ns-2 runs ends their `ns` and removes their scratch directories
+/// before the process ends with an error: `equipoise ns2` (SIGTERM) and a sweep with `--ns2`
+/// running two at once (SIGINT).
+#[test]
+fn a_stopped_ns2_run_removes_its_scratch_directory_and_its_ns() {
+    if !have_ns2("a_stopped_ns2_run_removes_its_scratch_directory_and_its_ns") || !std::path::Path::new("/proc").is_dir() {
+        return;
+    }
+    let dir = scratch("stopped");
+    // A temporary directory of the test's own: what the runs leave in it is theirs.
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let scenario = std::fs::canonicalize(PARALLEL).unwrap();
+    let sweep = dir.join("long.toml");
+    std::fs::write(
+        &sweep,
+        format!("scenario = {scenario:?}\n\n[[zip]]\n\"sim.duration\" = [\"20000s\"]\n\n[grid]\n\"flow.par.count\" = [10, 11]\n"),
+    )
+    .unwrap();
+    let long = ["--set", "sim.duration=20000s", "--set", "flow.par.count=10"];
+    let (ns2_out, sweep_out) = (dir.join("ns2"), dir.join("sweep"));
+    let mut ns2 = vec!["ns2", PARALLEL, "--quiet", "--out", ns2_out.to_str().unwrap()];
+    ns2.extend(long);
+    let swept = ["sweep", sweep.to_str().unwrap(), "--ns2", "--jobs", "2", "--quiet", "--out", sweep_out.to_str().unwrap()];
+    for (args, signal, runs) in [(&ns2[..], "-TERM", 1), (&swept[..], "-INT", 2)] {
+        let child = Command::new(env!("CARGO_BIN_EXE_equipoise"))
+            .args(args)
+            .env("TMPDIR", &tmp)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        // The runs' scratch directories, in ns's command line: equipoise-ns2-PID-N/run.tcl.
+        let mark = format!("equipoise-ns2-{}-", child.id());
+        let within = |seconds: u64, done: &dyn Fn() -> bool| {
+            let until = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+            while !done() && std::time::Instant::now() < until {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            done()
+        };
+        assert!(within(20, &|| processes_mentioning(&mark).len() >= runs), "{args:?}: ns-2 started {runs} run(s)");
+        Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert!(!o.status.success(), "{args:?}: a stopped run fails");
+        assert!(stderr(&o).contains("stopped by a signal"), "{args:?}: {}", stderr(&o));
+        assert!(processes_mentioning(&mark).is_empty(), "{args:?}: ns-2 still runs: {:?}", processes_mentioning(&mark));
+        let left: Vec<String> = std::fs::read_dir(&tmp)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(&mark))
+            .collect();
+        assert!(left.is_empty(), "{args:?}: scratch directories left: {left:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
