@@ -28,7 +28,7 @@ pub fn read_table(dir: &Path, table: &str) -> Result<DataFrame, String> {
     files.sort();
     let mut frames = files.iter().map(|f| {
         let file = File::open(f).map_err(|e| format!("cannot open {}: {e}", f.display()))?;
-        ParquetReader::new(file).finish().map_err(|e| format!("cannot read {}: {e}", f.display()))
+        read_parquet(file).map_err(|e| format!("cannot read {}: {e}", f.display()))
     });
     let Some(first) = frames.next() else { return Err(format!("{}: no runs yet", folder.display())) };
     let mut all = first?;
@@ -36,6 +36,35 @@ pub fn read_table(dir: &Path, table: &str) -> Result<DataFrame, String> {
         all.vstack_mut(&f?).map_err(|e| e.to_string())?;
     }
     Ok(all)
+}
+
+/// The frame of a Parquet file that may be damaged. polars panics on some damaged footers
+/// (a Thrift field of the wrong type): such a panic is this file's error, not the process's,
+/// and is not printed.
+fn read_parquet(file: File) -> Result<DataFrame, String> {
+    use std::cell::Cell;
+    thread_local! {
+        static READING: Cell<bool> = const { Cell::new(false) };
+    }
+    static QUIET: std::sync::Once = std::sync::Once::new();
+    QUIET.call_once(|| {
+        let print = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !READING.with(Cell::get) {
+                print(info);
+            }
+        }));
+    });
+    READING.with(|r| r.set(true));
+    let read = std::panic::catch_unwind(move || ParquetReader::new(file).finish());
+    READING.with(|r| r.set(false));
+    match read {
+        Ok(frame) => frame.map_err(|e| e.to_string()),
+        Err(panic) => {
+            let why = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned());
+            Err(format!("not a Parquet file polars can read (it failed on: {})", why.unwrap_or_else(|| "a damaged file".into())))
+        }
+    }
 }
 
 /// A column as f64 values (nulls as NaN), if it is numeric.
@@ -101,5 +130,36 @@ mod tests {
         assert!((half - 1.787_77).abs() < 1e-5, "{half}");
         assert!(mean_ci(&[3.0]).3.is_nan());
         assert!((t95(60) - 2.000).abs() < 0.002 && (t95(120) - 1.980).abs() < 0.002);
+    }
+
+    /// A batch damaged anywhere (here: 32 bytes of text written over it at every fourth
+    /// offset) is read or refused naming its file; polars' panics on some damaged footers
+    /// are errors too.
+    #[test]
+    fn a_damaged_batch_is_an_error_naming_it_never_a_panic() {
+        let dir = std::env::temp_dir().join(format!("equipoise-damaged-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("runs")).unwrap();
+        let mut df =
+            DataFrame::new(3, vec![Column::new("point".into(), [0u32, 1, 2]), Column::new("status".into(), ["ok", "ok", "ok"])]).unwrap();
+        let provenance = crate::tables::Provenance::packet("s.toml".into(), "[sim]\nduration = \"1s\"\n".into(), 1);
+        let bytes = crate::tables::encode_parquet(&mut df, &provenance).unwrap();
+        let batch = dir.join("runs/batch-000000.parquet");
+        let (mut read, mut refused) = (0, 0);
+        for at in (0..bytes.len()).step_by(4) {
+            let mut damaged = bytes.clone();
+            let end = (at + 32).min(damaged.len());
+            damaged[at..end].copy_from_slice(&b"0123456789abcdef0123456789abcdef"[..end - at]);
+            std::fs::write(&batch, &damaged).unwrap();
+            match read_table(&dir, "runs") {
+                Ok(_) => read += 1,
+                Err(e) => {
+                    assert!(e.contains("runs/batch-000000.parquet"), "{e}");
+                    refused += 1;
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(refused > 0 && read + refused == bytes.len().div_ceil(4), "{read} read, {refused} refused");
     }
 }
