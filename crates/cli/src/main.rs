@@ -571,12 +571,12 @@ fn parse_jobs(text: &str) -> Result<usize, String> {
     }
 }
 
-/// Whether `name` (`PREFIX<pid>-…`) was made by a process of this tool that no longer runs, so
-/// that what it left (a killed run cannot remove its own) may go. Never where `/proc` cannot
+/// Whether `name` (`PREFIX<pid>-…`) was made by a process of this tool that no longer runs (or
+/// is a zombie), so that what it left (a killed run cannot remove its own) may go. Never where `/proc` cannot
 /// tell which processes run, and never this process's own.
 fn made_by_a_gone_process(name: &str, prefix: &str) -> bool {
     let pid = name.strip_prefix(prefix).and_then(|rest| rest.split('-').next()?.parse::<u32>().ok());
-    pid.is_some_and(|pid| pid != std::process::id() && Path::new("/proc/self").exists() && !Path::new(&format!("/proc/{pid}")).exists())
+    pid.is_some_and(|pid| pid != std::process::id() && Path::new("/proc/self").exists() && !output::process_runs(pid))
 }
 
 fn suffixed(dir: PathBuf, suffix: &str) -> PathBuf {

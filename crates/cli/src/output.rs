@@ -297,14 +297,39 @@ fn remove_stale_temporaries(dir: &Path) {
     }
 }
 
-/// Whether process `pid` exists (Linux's `/proc`; elsewhere, assume it does).
-fn process_runs(pid: u32) -> bool {
-    if cfg!(target_os = "linux") { Path::new("/proc").join(pid.to_string()).exists() } else { true }
+/// Whether process `pid` still runs (Linux's `/proc`; elsewhere, assume it does). A zombie,
+/// killed and not yet reaped by its parent, runs no more: what it left may go.
+pub fn process_runs(pid: u32) -> bool {
+    if !cfg!(target_os = "linux") {
+        return true;
+    }
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // `pid (name) STATE …`: the name may hold spaces and parentheses, the state follows the last `)`.
+        Ok(stat) => !stat.rsplit_once(')').is_some_and(|(_, rest)| matches!(rest.trim_start().chars().next(), Some('Z' | 'X'))),
+        Err(_) => Path::new("/proc").join(pid.to_string()).exists(),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_zombie_runs_no_more() {
+        assert!(process_runs(std::process::id()));
+        let mut child = std::process::Command::new("sleep").arg("10").spawn().unwrap();
+        assert!(process_runs(child.id()));
+        child.kill().unwrap();
+        // Killed and not reaped: a zombie until `wait`.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while process_runs(child.id()) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(Path::new(&format!("/proc/{}", child.id())).exists(), "still in /proc, as a zombie");
+        assert!(!process_runs(child.id()));
+        child.wait().unwrap();
+        assert!(!process_runs(child.id()));
+    }
 
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("equipoise-output-{name}-{}", std::process::id()));

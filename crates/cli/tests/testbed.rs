@@ -326,6 +326,45 @@ fn an_interrupt_during_the_setup_is_reported_as_the_signal() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Access links faster than the emulator's range, which their flows cannot fill behind a
+/// 20 Mb/s bottleneck, run as their delay alone, and the run says so.
+#[test]
+fn fast_links_that_cannot_bind_run_as_delay_alone() {
+    if !can_run("fast_links_that_cannot_bind_run_as_delay_alone") {
+        return;
+    }
+    let _beside = ALONE.read().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("delay-only");
+    let file = dir.join("dumbbell.toml");
+    std::fs::write(
+        &file,
+        "[sim]\nduration = \"6s\"\nwarmup = \"2s\"\nmss = \"1500B\"\n\
+         [[link]]\nname = \"access\"\nrate = \"1Gbps\"\ndelay = \"5ms\"\nbuffer = \"1000pkt\"\n\
+         [[link]]\nname = \"bottleneck\"\nrate = \"20Mbps\"\ndelay = \"10ms\"\nbuffer = \"50pkt\"\n\
+         [[flow]]\nname = \"tcp\"\ncc = \"reno\"\ncount = 2\npaths = [[\"access\", \"bottleneck\"]]\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let (o, pid) = testbed(&[file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let printed = String::from_utf8_lossy(&o.stdout);
+    assert!(printed.contains("emulated as their propagation delay alone") && printed.contains(": access"), "{printed}");
+    let note = common::metadata(&out.join("flows.parquet"), "equipoise.testbed.delay_only").unwrap_or_default();
+    assert!(note.ends_with(": access"), "{note}");
+    let links = table(&out, "links");
+    let utilization = links.column("utilization").unwrap().f64().unwrap();
+    let rate = links.column("rate_bps").unwrap().f64().unwrap();
+    // The access link's bytes at its own rate: the bottleneck's share of 1 Gb/s.
+    assert_eq!(rate.get(0), Some(1e9));
+    let (access, bottleneck) = (utilization.get(0).unwrap(), utilization.get(1).unwrap());
+    assert!(bottleneck > 0.9 && (access / (bottleneck * 0.02) - 1.0).abs() < 0.05, "utilization {access} and {bottleneck}\n{printed}");
+    // Its delay stays: 15 ms each way.
+    let min_rtt = table(&out, "subflows").column("min_rtt_s").unwrap().f64().unwrap().min().unwrap();
+    assert!((0.03..=0.0315).contains(&min_rtt), "minimum RTT {min_rtt} s\n{printed}");
+    assert!(namespaces_of(pid).is_empty(), "the run removed its namespaces");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn what_the_kernel_cannot_run_is_refused_naming_the_key() {
     let dir = scratch("refused");

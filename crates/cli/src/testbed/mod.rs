@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use sim_core::{Rate, Time};
-use tcp::{FlowRecord, FlowSpec, LinkSpec, RunOutput, RunStats, Sample, SubflowRecord};
+use tcp::{FlowRecord, FlowSpec, LinkRecord, LinkSpec, RunOutput, RunStats, Sample, SubflowRecord};
 use topologies::Scenario;
 
 use hosts::{HostFlow, Received, SocketInfo};
@@ -41,6 +41,11 @@ const HEADERS: u64 = 52;
 /// What the testbed runs of a scenario, checked before anything is set up.
 struct Plan {
     links: Vec<LinkSpec>,
+    /// The links as the emulator runs them: those of [`Plan::delay_only`] as delay alone.
+    emulated: Vec<LinkSpec>,
+    /// Links faster than the emulator's range whose subflows cannot fill them (see
+    /// [`delay_only`]), by position.
+    delay_only: Vec<usize>,
     flows: Vec<FlowSpec>,
     /// Per global subflow: its path and its ACKs' path, as link positions.
     paths: Vec<Vec<usize>>,
@@ -63,26 +68,37 @@ fn plan(s: &Scenario) -> Result<Plan, String> {
         return no("sim.serialization", "htsim's timing is a simulator's; the emulated links run on the wall clock");
     }
     let (links, flows) = s.specs().map_err(|e| e.to_string())?;
+    let carried = carried_bounds(&links, &flows);
     let mut total = 0u64;
-    for (spec, model) in links.iter().zip(&s.links) {
+    let mut delay_only = Vec::new();
+    for (i, (spec, model)) in links.iter().zip(&s.links).enumerate() {
         if spec.rate > MAX_LINK_RATE {
-            return no(
-                &format!("{}.rate", model.key),
-                &format!("the testbed emulates links up to {} Mb/s", MAX_LINK_RATE.as_bps() / 1_000_000),
-            );
+            if carried[i] >= spec.rate.as_bps() || !spec.events.is_empty() || spec.loss > 0.0 {
+                return no(
+                    &format!("{}.rate", model.key),
+                    &format!(
+                        "the testbed emulates links up to {} Mb/s; a faster one runs as delay alone only where its flows' other links \
+                         cannot fill it (here they carry up to {} Mb/s) and it has no loss or events",
+                        MAX_LINK_RATE.as_bps() / 1_000_000,
+                        carried[i] as f64 / 1e6
+                    ),
+                );
+            }
+            delay_only.push(i);
         }
-        total += spec.rate.as_bps();
+        total += spec.rate.as_bps().min(carried[i]);
     }
     if total > MAX_TOTAL_RATE.as_bps() {
         return no(
             "link",
             &format!(
-                "the links' rates add up to {} Mb/s, above the {} Mb/s the testbed emulates",
+                "the links carry up to {} Mb/s together, above the {} Mb/s the testbed emulates",
                 total as f64 / 1e6,
                 MAX_TOTAL_RATE.as_bps() / 1_000_000
             ),
         );
     }
+    let emulated = links.iter().enumerate().map(|(i, l)| if delay_only.contains(&i) { as_delay(l) } else { l.clone() }).collect();
     let (mut paths, mut reverse) = (Vec::new(), Vec::new());
     for (spec, model) in flows.iter().zip(&s.flows) {
         if spec.paths.len() > MAX_SUBFLOWS {
@@ -112,7 +128,57 @@ fn plan(s: &Scenario) -> Result<Plan, String> {
         return no("flow", &format!("the testbed addresses at most {} flows", addresses::MAX_HOSTS));
     }
     let captures = plan_captures(s, &links, &flows, &paths, &reverse)?;
-    Ok(Plan { links, flows, paths, reverse, captures })
+    Ok(Plan { links, emulated, delay_only, flows, paths, reverse, captures })
+}
+
+/// The rate emulating a link as delay alone: a picosecond a byte, so that its busy time in
+/// picoseconds counts its bytes.
+const DELAY_ONLY_RATE: Rate = Rate::bps(8_000_000_000_000);
+
+/// Per link, the most its subflows can carry through it: each subflow at most the slowest
+/// other link of its path (a link no subflow crosses carries nothing). A link faster than that
+/// sum never holds a standing queue; it only delays.
+fn carried_bounds(links: &[LinkSpec], flows: &[FlowSpec]) -> Vec<u64> {
+    let mut carried = vec![0u64; links.len()];
+    for path in flows.iter().flat_map(|f| f.paths.iter().chain(f.reverse_paths.iter().flatten())) {
+        for (i, at) in path.iter().enumerate() {
+            let others = path.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, l)| links[l.0 as usize].rate.as_bps());
+            let bound = others.min().unwrap_or(u64::MAX);
+            let slot = &mut carried[at.0 as usize];
+            *slot = slot.saturating_add(bound);
+        }
+    }
+    carried
+}
+
+/// `link` as the emulator runs a link that only delays: its propagation delay, at a rate that
+/// builds no queue. A packet's own serialization at the link's rate (12 µs for 1500 bytes at
+/// 1 Gb/s) is left out, as the ACKs' way back, which has none, requires.
+fn as_delay(link: &LinkSpec) -> LinkSpec {
+    LinkSpec { rate: DELAY_ONLY_RATE, ..link.clone() }
+}
+
+/// What the run's metadata and summary say of the links emulated as delay alone, if any.
+fn delay_only_note(plan: &Plan) -> Option<String> {
+    let names: Vec<&str> = plan.delay_only.iter().map(|&i| plan.links[i].name.as_str()).collect();
+    (!names.is_empty()).then(|| {
+        format!(
+            "emulated as their propagation delay alone, faster than the emulator's {} Mb/s and never filled by their flows: {}",
+            MAX_LINK_RATE.as_bps() / 1_000_000,
+            names.join(", ")
+        )
+    })
+}
+
+/// The records of the links emulated as delay alone, given back their own rate and delay: the
+/// utilization is their bytes at their own rate.
+fn restore_delay_only(records: &mut [LinkRecord], plan: &Plan) {
+    for &i in &plan.delay_only {
+        let (record, link) = (&mut records[i], &plan.links[i]);
+        record.utilization *= DELAY_ONLY_RATE.as_bps() as f64 / link.rate.as_bps() as f64;
+        record.rate_bps = link.rate.as_bps() as f64;
+        record.delay_s = link.delay.as_secs_f64();
+    }
 }
 
 /// A `[[capture]]` of the testbed: its file, and the subflows it records.
@@ -220,6 +286,10 @@ pub fn testbed(
         format!("median {:.6}, 99th percentile {:.6}, largest {:.6}", run.lag_s[0], run.lag_s[1], run.lag_s[2]),
     ));
     provenance.notes.push(("testbed.strays".into(), run.strays.to_string()));
+    let delay_only = delay_only_note(&plan);
+    if let Some(note) = &delay_only {
+        provenance.notes.push(("testbed.delay_only".into(), note.clone()));
+    }
     provenance
         .notes
         .push(("testbed.priority".into(), if run.real_time { "real-time (FIFO)" } else { "default: real-time scheduling refused" }.into()));
@@ -244,6 +314,9 @@ pub fn testbed(
         crate::emit(&crate::summary::render_metrics(&metrics));
         if !run.real_time {
             crate::emit("the emulator ran at the default priority: this system refused it real-time scheduling\n");
+        }
+        if let Some(note) = &delay_only {
+            crate::emit(&format!("{note}\n"));
         }
         crate::emit(&format!(
             "not measured on the testbed (0): {unmeasured}\nthe emulator's events ran late by {:.3} ms (median, at most), {:.3} ms (99th percentile), {:.3} ms (largest)\n",
@@ -316,7 +389,7 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
     let (go, started) = std::sync::mpsc::channel::<Instant>();
     let emulator = {
         let (router, stop) = (ns.entry(Role::Router), stop.clone());
-        let (links, paths, reverse) = (plan.links.clone(), plan.paths.clone(), plan.reverse.clone());
+        let (links, paths, reverse) = (plan.emulated.clone(), plan.paths.clone(), plan.reverse.clone());
         let (seed, warmup, end, mtu) = (s.sim.seed, s.sim.warmup, s.sim.duration, s.sim.mss);
         let taps = plan
             .captures
@@ -472,6 +545,7 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
     }
 
     let mut output = RunOutput { links: report.links, samples, ..RunOutput::default() };
+    restore_delay_only(&mut output.links, plan);
     let (warmup_t, end_t) = (s.sim.warmup, s.sim.duration);
     for (f, (spec, flow)) in plan.flows.iter().zip(&host_flows).enumerate() {
         let subflows = flow.subflow..flow.subflow + flow.subflows;
