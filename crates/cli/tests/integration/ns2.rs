@@ -196,6 +196,15 @@ fn processes_mentioning(text: &str) -> Vec<u32> {
 
 /// An `equipoise ns2` killed outright (SIGKILL: no time to stop anything) takes its `ns` with
 /// it, instead of leaving it to finish a run of hours of simulated time.
+/// Whether `done` holds within `seconds`, looked at every 20 ms.
+fn within(seconds: u64, done: &dyn Fn() -> bool) -> bool {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    while !done() && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    done()
+}
+
 #[test]
 fn a_killed_ns2_run_leaves_no_ns_running() {
     if !have_ns2("a_killed_ns2_run_leaves_no_ns_running") || !std::path::Path::new("/proc").is_dir() {
@@ -209,13 +218,6 @@ fn a_killed_ns2_run_leaves_no_ns_running() {
         .expect("the binary runs");
     // The run's scratch directory, in ns's command line: equipoise-ns2-PID-N/run.tcl.
     let mark = format!("equipoise-ns2-{}-", child.id());
-    let within = |seconds: u64, done: &dyn Fn() -> bool| {
-        let until = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
-        while !done() && std::time::Instant::now() < until {
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        done()
-    };
     assert!(within(20, &|| !processes_mentioning(&mark).is_empty()), "ns-2 started");
     child.kill().unwrap();
     child.wait().unwrap();
@@ -263,13 +265,6 @@ fn a_stopped_ns2_run_removes_its_scratch_directory_and_its_ns() {
             .expect("the binary runs");
         // The runs' scratch directories, in ns's command line: equipoise-ns2-PID-N/run.tcl.
         let mark = format!("equipoise-ns2-{}-", child.id());
-        let within = |seconds: u64, done: &dyn Fn() -> bool| {
-            let until = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
-            while !done() && std::time::Instant::now() < until {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            done()
-        };
         assert!(within(20, &|| processes_mentioning(&mark).len() >= runs), "{args:?}: ns-2 started {runs} run(s)");
         Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
         let o = child.wait_with_output().unwrap();
