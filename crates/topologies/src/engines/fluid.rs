@@ -37,9 +37,8 @@ pub struct FluidSystem {
 impl Scenario {
     /// Checks that the fluid model can represent the scenario and builds its network.
     pub fn build_fluid(&self) -> Result<FluidSystem> {
-        self.check_sizes()?;
-        let index = self.link_index()?;
-        self.check_flow_names()?;
+        // What a run refuses, the model is not given either.
+        let index = self.check()?;
         let mut warnings = Vec::new();
         if let Some(c) = self.captures.first() {
             warnings.push(format!("{}: packet captures are made by `equipoise run`; the fluid model has no packets", c.key));

@@ -18,7 +18,7 @@ impl Scenario {
         let mut sim = Simulation::new(self.sim.clone());
         let subflows = self.flows.iter().map(|f| f.paths.len()).max().unwrap_or(1);
         let mut reserved = false;
-        let index = self.checked_specs(|spec| {
+        let index = self.checked_specs(Memory::Checked, |spec| {
             // Reserved once the scenario's size has passed the first memory check.
             if !reserved {
                 sim.reserve(self.links.len(), self.flows.len(), subflows);
@@ -35,20 +35,25 @@ impl Scenario {
         Ok(sim)
     }
 
-    /// Every check of [`Scenario::build`], for an engine that runs the scenario elsewhere (ns-2):
-    /// the links by name when all pass.
+    /// Every check of [`Scenario::build`] but the packet simulator's memory, for an engine
+    /// that runs the scenario another way (ns-2, the fluid model): the links by name when all
+    /// pass.
     pub(crate) fn check(&self) -> Result<LinkNames<'_>> {
-        self.checked_specs(|_| {})
+        self.checked_specs(Memory::Unchecked, |_| {})
     }
 
     /// Every check a run of the scenario must pass, on any engine (the packet simulator, ns-2,
-    /// the testbed): each link's and flow's spec is made and checked, then handed to `add`;
-    /// the memory the run could need, and the metrics, are checked too.
-    fn checked_specs(&self, mut add: impl FnMut(Checked<'_>)) -> Result<LinkNames<'_>> {
+    /// the testbed, the fluid model): each link's and flow's spec is made and checked, then
+    /// handed to `add`; the metrics are checked too, and with `memory`, what the packet
+    /// simulator's run could need.
+    fn checked_specs(&self, memory_check: Memory, mut add: impl FnMut(Checked<'_>)) -> Result<LinkNames<'_>> {
+        let checked = memory_check == Memory::Checked;
         // The flows' own state is allocated as they are added: checked before any of it.
         let mut memory = MemoryEstimate::default();
         memory.add_state(&self.flows);
-        self.check_memory(&memory, crate::MEMORY_CAP)?;
+        if checked {
+            self.check_memory(&memory, crate::MEMORY_CAP)?;
+        }
         self.check_sizes()?;
         let index = self.link_index()?;
         for model in &self.links {
@@ -67,7 +72,9 @@ impl Scenario {
         for template in &self.idle_traffic {
             self.flow_spec(template, &index, &mut None)?;
         }
-        self.check_memory(&memory, crate::MEMORY_CAP)?;
+        if checked {
+            self.check_memory(&memory, crate::MEMORY_CAP)?;
+        }
         self.check_metrics()?;
         Ok(index)
     }
@@ -118,7 +125,7 @@ impl Scenario {
     /// checks them, for a run of the network elsewhere (`equipoise testbed`, ns-2).
     pub fn specs(&self) -> Result<(Vec<LinkSpec>, Vec<FlowSpec>)> {
         let (mut links, mut flows) = (Vec::with_capacity(self.links.len()), Vec::with_capacity(self.flows.len()));
-        self.checked_specs(|spec| match spec {
+        self.checked_specs(Memory::Unchecked, |spec| match spec {
             Checked::Link(link) => links.push(link),
             Checked::Flow(flow) => flows.push(flow.clone()),
         })?;
@@ -245,6 +252,13 @@ impl Scenario {
     fn routes(&self, flow: &FlowModel, key: &str, paths: &[Vec<String>], index: &LinkNames) -> Result<Vec<Vec<LinkIndex>>> {
         paths.iter().enumerate().map(|(p, names)| self.route(|| format!("{}.{key}[{p}]", flow.key), names, index, link_index)).collect()
     }
+}
+
+/// Whether `Scenario::checked_specs` checks the memory the packet simulator's run could need.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Memory {
+    Checked,
+    Unchecked,
 }
 
 /// A link's or flow's spec, made and checked by `Scenario::checked_specs`.

@@ -329,7 +329,7 @@ fn one_flow(link: &str, flow: &str) -> String {
 }
 
 #[test]
-fn the_export_refuses_what_a_run_refuses_with_the_same_error() {
+fn the_export_and_the_fluid_model_refuse_what_a_run_refuses_with_the_same_error() {
     let cases = [
         ("queue = { kind = \"red\", min = \"16pkt\", max = \"12pkt\", max_p = 0.1 }", ""),
         ("queue = { kind = \"red\", min = \"1e30pkt\", max = \"12pkt\", max_p = 0.1 }", ""),
@@ -345,6 +345,8 @@ fn the_export_refuses_what_a_run_refuses_with_the_same_error() {
         let run = s.build().map(|_| ()).expect_err(&format!("a run refuses {link}{flow}")).to_string();
         let export = s.ns2_script().map(|_| ()).expect_err(&format!("the export refuses {link}{flow}")).to_string();
         assert_eq!(export, run, "{link}{flow}");
+        let fluid = s.build_fluid().map(|_| ()).expect_err(&format!("the fluid model refuses {link}{flow}")).to_string();
+        assert_eq!(fluid, run, "{link}{flow}");
     }
     let e = scenario(&one_flow("buffer = \"4294967295pkt\"", "").replace("buffer = \"20pkt\"\nbuffer", "buffer")).build().err().unwrap();
     assert!(e.to_string().contains("from 1 to 4294967294, got 4294967295"), "{e}");
