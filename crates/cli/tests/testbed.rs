@@ -36,7 +36,7 @@ fn scenario(dir: &Path, link: &str, extra: &str) -> PathBuf {
     file
 }
 
-/// Testbed runs are light (all eight tests of this file take 15 s of CPU in 39 s when run one
+/// Testbed runs are light (eight tests of this file took 15 s of CPU in 39 s when run one
 /// after another), so they run at once, in their own namespaces; only the tests that count a
 /// run's leftovers run alone, since any run starting beside them removes them.
 static ALONE: std::sync::RwLock<()> = std::sync::RwLock::new(());
@@ -362,6 +362,78 @@ fn fast_links_that_cannot_bind_run_as_delay_alone() {
     let min_rtt = table(&out, "subflows").column("min_rtt_s").unwrap().f64().unwrap().min().unwrap();
     assert!((0.03..=0.0315).contains(&min_rtt), "minimum RTT {min_rtt} s\n{printed}");
     assert!(namespaces_of(pid).is_empty(), "the run removed its namespaces");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `EQUIPOISE_TESTBED_SETUP` runs once the run's namespaces and devices are made and before
+/// any socket opens, with the namespaces' names; the run records it, and fails if it fails,
+/// removing what it had made. `EQUIPOISE_TESTBED_PACING` runs and is recorded.
+#[test]
+fn a_setup_command_runs_before_the_sockets_and_a_failing_one_fails_the_run() {
+    if !can_run("a_setup_command_runs_before_the_sockets_and_a_failing_one_fails_the_run") {
+        return;
+    }
+    let _beside = ALONE.read().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("setup");
+    let file = scenario(&dir, "rate = \"10Mbps\"\ndelay = \"5ms\"\nbuffer = \"20pkt\"", "");
+    let seen = dir.join("seen.txt");
+    let command = format!(
+        "{{ ip -n \"$EQTB_SENDERS\" -o link show s0; ip -n \"$EQTB_ROUTER\" -o link show tb; ip netns exec \"$EQTB_RECEIVERS\" ss -Htn; }} > {}",
+        seen.display()
+    );
+    let run = |command: &str, out: &Path| {
+        let child = Command::new(env!("CARGO_BIN_EXE_equipoise"))
+            .args([
+                "testbed",
+                file.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "--set",
+                "sim.duration=2s",
+                "--set",
+                "sim.warmup=1s",
+                "--quiet",
+            ])
+            .env("EQUIPOISE_TESTBED_SETUP", command)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        (child.wait_with_output().unwrap(), pid)
+    };
+    let out = dir.join("out");
+    let (o, pid) = run(&command, &out);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<String> = std::fs::read_to_string(&seen).unwrap().lines().map(String::from).collect();
+    assert_eq!(lines.len(), 2, "the senders' veth and the router's TUN device, and no socket yet: {lines:?}");
+    assert!(lines[0].contains("s0@") && lines[1].contains("tb:"), "{lines:?}");
+    assert_eq!(common::metadata(&out.join("flows.parquet"), "equipoise.testbed.setup").as_deref(), Some(command.as_str()));
+    assert!(namespaces_of(pid).is_empty(), "the run removed its namespaces");
+    // EQUIPOISE_TESTBED_PACING: the senders connect with BBR, send with Reno, and say so.
+    let paced = dir.join("paced");
+    let o = Command::new(env!("CARGO_BIN_EXE_equipoise"))
+        .args([
+            "testbed",
+            file.to_str().unwrap(),
+            "--out",
+            paced.to_str().unwrap(),
+            "--set",
+            "sim.duration=2s",
+            "--set",
+            "sim.warmup=1s",
+            "--quiet",
+        ])
+        .env("EQUIPOISE_TESTBED_PACING", "1")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(common::metadata(&paced.join("flows.parquet"), "equipoise.testbed.pacing").is_some_and(|v| v.contains("bbr, then reno")));
+    assert!(table(&paced, "flows").column("goodput_bps").unwrap().f64().unwrap().get(0).unwrap() > 1e6, "a paced flow sends");
+    let (o, pid) = run("exit 3", &dir.join("failed"));
+    assert!(!o.status.success(), "a failing setup command fails the run");
+    assert!(stderr(&o).contains("EQUIPOISE_TESTBED_SETUP (exit 3) failed"), "{}", stderr(&o));
+    assert!(namespaces_of(pid).is_empty(), "the failed run removed its namespaces");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -164,7 +164,11 @@ fn send(ns: &Entry, flow: &HostFlow, t0: Instant, end: Duration, stop: &AtomicBo
     }
     let name = flow.flow;
     let socket = socket(flow.subflows > 1).map_err(|e| format!("flow {name}: socket: {e}"))?;
-    socket.set_tcp_congestion(b"reno").map_err(|e| format!("flow {name}: the kernel's reno is unavailable (TCP_CONGESTION): {e}"))?;
+    let paced = pacing();
+    let first = if paced { b"bbr".as_slice() } else { b"reno".as_slice() };
+    socket
+        .set_tcp_congestion(first)
+        .map_err(|e| format!("flow {name}: the kernel's {} is unavailable (TCP_CONGESTION): {e}", String::from_utf8_lossy(first)))?;
     let from = SocketAddr::V4(SocketAddrV4::new(addresses::sender(flow.subflow), 0));
     socket.bind(&from.into()).map_err(|e| format!("flow {name}: bind {from}: {e}"))?;
     let to = SocketAddr::V4(SocketAddrV4::new(addresses::receiver(flow.flow), PORT));
@@ -172,6 +176,10 @@ fn send(ns: &Entry, flow: &HostFlow, t0: Instant, end: Duration, stop: &AtomicBo
     if let Err(e) = socket.connect_timeout(&to.into(), left.max(Duration::from_millis(1))) {
         // A handshake the run ends before is no error: the flow delivered nothing.
         return if t0.elapsed() >= end { Ok(()) } else { Err(format!("flow {name}: connect to {to}: {e}")) };
+    }
+    if paced {
+        // BBR's start asked the kernel to pace the connection; Reno keeps that.
+        socket.set_tcp_congestion(b"reno").map_err(|e| format!("flow {name}: back to reno (TCP_CONGESTION): {e}"))?;
     }
     socket.set_write_timeout(Some(WRITE_WAIT)).map_err(|e| e.to_string())?;
     let until = flow.stop.unwrap_or(end).min(end);
@@ -217,6 +225,20 @@ fn send(ns: &Entry, flow: &HostFlow, t0: Instant, end: Duration, stop: &AtomicBo
     }
     drop(socket);
     Ok(())
+}
+
+/// The environment variable that makes the kernel pace every sender (any value): Reno does not
+/// ask for pacing, and without the `fq` queueing discipline the kernel paces only a connection
+/// that asked (`sk_pacing_status`, set by `SO_MAX_PACING_RATE` or by a congestion control such
+/// as BBR when the connection is established, and kept when it changes). So each socket
+/// connects with BBR and turns to Reno before it sends any data, paced from then on at the
+/// kernel's own rate, `net.ipv4.tcp_pacing_ss_ratio` (slow start) or `tcp_pacing_ca_ratio`
+/// percent of cwnd/SRTT.
+pub const PACING_VARIABLE: &str = "EQUIPOISE_TESTBED_PACING";
+
+/// Whether the senders are to be paced (`EQUIPOISE_TESTBED_PACING` set).
+pub fn pacing() -> bool {
+    std::env::var_os(PACING_VARIABLE).is_some()
 }
 
 /// One sender socket's counters, from the kernel's `tcp_info`.

@@ -290,6 +290,14 @@ pub fn testbed(
     if let Some(note) = &delay_only {
         provenance.notes.push(("testbed.delay_only".into(), note.clone()));
     }
+    if let Some(command) = std::env::var_os(SETUP_VARIABLE) {
+        provenance.notes.push(("testbed.setup".into(), command.to_string_lossy().into_owned()));
+    }
+    if hosts::pacing() {
+        provenance
+            .notes
+            .push(("testbed.pacing".into(), format!("{}: connected with bbr, then reno, paced by the kernel", hosts::PACING_VARIABLE)));
+    }
     provenance
         .notes
         .push(("testbed.priority".into(), if run.real_time { "real-time (FIFO)" } else { "default: real-time scheduling refused" }.into()));
@@ -438,6 +446,7 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
     tun_made.recv().map_err(|_| "the emulator thread ended early".to_string())??;
     ns.sysctl(Role::Router, "net.ipv4.conf.tb.rp_filter", "0")?;
     ns.ip_batch(Role::Router, "route add default dev tb table 100\n")?;
+    setup_hook(ns)?;
 
     let received: Vec<Arc<Received>> = (0..plan.flows.len())
         .map(|f| hosts::start_receiver(&ns.entry(Role::Receivers), f, plan.flows[f].paths.len() > 1, stop.clone()))
@@ -623,6 +632,28 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
         })
         .collect::<Result<Vec<_>, String>>()?;
     Ok(TestbedRun { output, lag_s: report.lag_s, strays: report.strays, real_time, timeouts_measured, interrupted, captures })
+}
+
+/// The environment variable naming a shell command run once the namespaces, devices and
+/// routes are made, before any socket opens: a way to change the hosts for an experiment
+/// (offloads, route metrics, a sniffer) without changing the testbed. It gets the namespaces'
+/// names in `EQTB_SENDERS`, `EQTB_RECEIVERS` and `EQTB_ROUTER`; the run fails if it does, and
+/// records it in `equipoise.testbed.setup`.
+const SETUP_VARIABLE: &str = "EQUIPOISE_TESTBED_SETUP";
+
+/// Runs the command of `EQUIPOISE_TESTBED_SETUP`, if set, and waits for it.
+fn setup_hook(ns: &Namespaces) -> Result<(), String> {
+    let Some(command) = std::env::var_os(SETUP_VARIABLE) else { return Ok(()) };
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(&command)
+        .env("EQTB_SENDERS", ns.name(Role::Senders))
+        .env("EQTB_RECEIVERS", ns.name(Role::Receivers))
+        .env("EQTB_ROUTER", ns.name(Role::Router))
+        .stdin(std::process::Stdio::null())
+        .status()
+        .map_err(|e| format!("{SETUP_VARIABLE}: cannot run sh: {e}"))?;
+    if status.success() { Ok(()) } else { Err(format!("{SETUP_VARIABLE} ({}) failed: {status}", command.to_string_lossy())) }
 }
 
 /// Per global subflow, its socket's counters (zero for one with no socket yet).
