@@ -316,6 +316,9 @@ pub fn agent_settings(c: &TcpConfig, mss: u32, window: f64) -> std::result::Resu
         ("overhead_", "0".to_string()),
         ("numdupacks_", "3".to_string()),
         ("timestamps_", if c.timestamps { "true" } else { "false" }.to_string()),
+        // ns-2 adds 10 bytes of option to every packet with timestamps; equipoise's packets
+        // stay `sim.mss` bytes, as the scenario's links count them.
+        ("ts_option_size_", "0".to_string()),
         ("windowOption_", "1".to_string()),
         ("increase_num_", "1.0".to_string()),
         ("decrease_num_", "0.5".to_string()),

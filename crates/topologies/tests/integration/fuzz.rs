@@ -825,7 +825,7 @@ fn unescaped_specials(text: &str) -> String {
 }
 
 /// The longest ns-2 may run one case, wall time: beyond it the case is not checked there.
-const NS2_SECONDS: u64 = 60;
+const NS2_SECONDS: u64 = 20;
 
 /// Runs `script` in ns-2 in a directory of its own, bounded in time; `None` when it took too
 /// long.

@@ -366,6 +366,10 @@ fn the_export_refuses_settings_it_cannot_write_and_writes_the_delayed_ack_timeou
     let s = scenario(&one_flow("", "").replace("profile = \"ns2-sack\"", newreno));
     let e = s.ns2_script().expect_err("fast_retransmit_alone").to_string();
     assert!(e.starts_with("ns2-test.toml: tcp.fast_retransmit_alone: "), "{e}");
+    // With timestamps, ns-2's packets stay the scenario's size (ns-2 adds 10 bytes otherwise).
+    let script =
+        scenario(&one_flow("", "").replace("profile = \"ns2-sack\"", "profile = \"ns2-sack\"\ntimestamps = true")).ns2_script().unwrap();
+    assert!(script.contains("    $a set timestamps_ true\n") && script.contains("    $a set ts_option_size_ 0\n"), "{script}");
     // The delayed-ACK sink waits what the scenario says, not ns-2's own 100 ms.
     for (timeout, written) in [("40ms", "0.04"), ("200ms", "0.2")] {
         let tcp = format!("profile = \"ns2-sack\"\ndelayed_ack = true\ndelayed_ack_timeout = \"{timeout}\"");
