@@ -188,7 +188,8 @@ const fn red_case(flows: usize, buffer: u32, thresholds: (u32, u32), rtt_ms: f64
 }
 
 /// The RED cases. Three flows at 40 ms, and six in byte mode, part where the arrivals at the
-/// queue differ before RED decides anything differently (docs/validation.md): in the senders.
+/// queue differ before RED decides anything differently (docs/validation.md): in the senders,
+/// in byte mode at a timeout of ns-2's tick-based timer.
 const RED_CASES: [RedCase; 7] = [
     red_case(4, 30, (5, 15), 120.0, true, false, COMPARED),
     red_case(6, 20, (3, 9), 60.0, false, false, COMPARED),
