@@ -442,6 +442,24 @@ fn one_flow(link: &str, flow: &str) -> String {
 }
 
 #[test]
+fn the_export_writes_ns2s_red_and_refuses_floyd_and_jacobsons() {
+    let red = |settings: &str| scenario(&one_flow(&format!("queue = {{ kind = \"red\", min = \"5pkt\", max = \"15pkt\"{settings} }}"), ""));
+    // Under ns2-sack, RED is ns-2's with its `wait_` default.
+    let script = red("").ns2_script().expect("ns-2's RED");
+    for line in
+        ["wait_ true", "bytes_ false", "queue_in_bytes_ false", "thresh_ 5", "maxthresh_ 15", "mean_pktsize_ 1500", "use_mark_p_ true"]
+    {
+        assert!(script.contains(&format!("Queue/RED set {line}\n")), "{line}");
+    }
+    let script = red(", mode = \"bytes\", mean_pktsize = \"500B\", wait = false").ns2_script().expect("byte mode");
+    for line in ["wait_ false", "bytes_ true", "queue_in_bytes_ true", "thresh_ 15", "maxthresh_ 45", "mean_pktsize_ 500"] {
+        assert!(script.contains(&format!("Queue/RED set {line}\n")), "{line}");
+    }
+    let e = red(", variant = \"floyd\"").ns2_script().map(|_| ()).expect_err("ns-2 has no Floyd and Jacobson RED").to_string();
+    assert!(e.contains("link.l.queue.variant: ns-2.35 runs its own RED"), "{e}");
+}
+
+#[test]
 fn the_export_refuses_what_a_run_refuses_with_the_same_error() {
     let cases = [
         ("queue = { kind = \"red\", min = \"16pkt\", max = \"12pkt\", max_p = 0.1 }", ""),
