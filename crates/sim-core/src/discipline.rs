@@ -4,6 +4,7 @@
 
 use rand::RngExt;
 
+use crate::red_ns2::Ns2Red;
 use crate::rng::Stream;
 use crate::threshold::ThresholdDropper;
 use crate::time::Time;
@@ -129,6 +130,11 @@ pub enum Discipline {
     DropTail,
     /// Random Early Detection in front of the buffer limit.
     Red(Red),
+    /// RED as ns-2.35 computes it. It averages the packets waiting behind the one in service,
+    /// which only the link knows: [`crate::Link`] decides its arrivals, and
+    /// [`Discipline::admit`] takes the one in service to be of the arrival's size. Boxed: one
+    /// per link, and the other variants stay small.
+    RedNs2(Box<Ns2Red>),
     /// A random drop zone: arrivals that would fill the top `zone` of the buffer are
     /// dropped at random, which breaks the phase effects of plain drop-tail. With
     /// `probability`, at that fixed probability (htsim's `RandomQueue`, 0.1); without, with a
@@ -175,6 +181,10 @@ impl Discipline {
                 }
                 fits && !early
             }
+            Discipline::RedNs2(red) => {
+                let busy = u32::from(packets > 0);
+                red.admit(packets - busy, bytes.saturating_sub(u64::from(busy * size)), size, fits, now, rng)
+            }
             Discipline::RandomDropZone { depth, probability } => {
                 let depth = *depth;
                 // (occupancy after the arrival, capacity) in the buffer's unit, the zone's too
@@ -195,8 +205,10 @@ impl Discipline {
     /// Tells the discipline the queue just became empty (RED ages its average while idle).
     #[inline]
     pub fn on_empty(&mut self, now: Time) {
-        if let Discipline::Red(red) = self {
-            red.idle_since = Some(now);
+        match self {
+            Discipline::Red(red) => red.idle_since = Some(now),
+            Discipline::RedNs2(red) => red.on_idle(now),
+            _ => {}
         }
     }
 }

@@ -10,7 +10,8 @@
 //!   the intrusive [`PacketFifo`] that queues and pipes are built from.
 //! - [`discipline`] and [`link`]: a [`Link`] is an output queue served at the link rate
 //!   (drop-tail, RED or a random drop zone, exogenous Bernoulli loss, up/down state) followed
-//!   by a propagation delay, with one pending event at most and its [`LinkCounters`].
+//!   by a propagation delay, with one pending event at most and its [`LinkCounters`];
+//!   [`red_ns2`] is RED as ns-2.35 computes it, [`mrg32k3a`] ns-2's random numbers for it.
 //! - [`pipe`]: a constant delay with no queue (uncongested ACK paths), likewise one event.
 //! - [`network`]: links and pipes in typed arenas, routes as runs of a hop table, and the
 //!   forwarding `match` that moves packets along.
@@ -21,9 +22,11 @@
 pub mod discipline;
 pub mod events;
 pub mod link;
+pub mod mrg32k3a;
 pub mod network;
 pub mod packet;
 pub mod pipe;
+pub mod red_ns2;
 pub mod rng;
 pub mod threshold;
 pub mod time;
@@ -32,8 +35,10 @@ pub mod units;
 pub use discipline::{BufferLimit, Discipline, DropReason, Red};
 pub use events::{EventCode, EventList};
 pub use link::{Admission, Link, LinkCounters};
+pub use mrg32k3a::Mrg32k3a;
 pub use network::{Delivery, Hop, LinkId, NetEvent, Network, PipeId, RouteId, Tapped};
 pub use packet::{Packet, PacketArena, PacketFifo, PacketId, PacketKind};
 pub use pipe::Pipe;
+pub use red_ns2::{Ns2Red, RedUnit};
 pub use time::Time;
 pub use units::Rate;

@@ -245,6 +245,13 @@ impl Link {
         let admitted = match &mut self.discipline {
             // The common case, decided here without a call.
             Discipline::DropTail => self.limit.admits(self.queued.0, self.queued.1, size),
+            // ns-2's RED averages the packets waiting, not the one in service.
+            Discipline::RedNs2(red) => {
+                let fits = self.limit.admits(self.queued.0, self.queued.1, size);
+                let in_service = self.unserved.map_or(0, |head| arena[head].size);
+                let waiting = self.queued.0 - u32::from(self.unserved.is_some());
+                red.admit(waiting, self.queued.1 - u64::from(in_service), size, fits, now, &mut self.queue_rng)
+            }
             other => other.admit(self.limit, self.queued.0, self.queued.1, size, arena[id].hop, now, &mut self.queue_rng),
         };
         if !admitted {

@@ -177,6 +177,15 @@ pub type SimModel = tcp::SimConfig;
 /// only what it sets.
 pub type TcpModel = tcp::TcpOverrides;
 
+/// Whose RED a queue runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RedVariant {
+    /// Floyd and Jacobson's (1993): the average over the whole buffer, count from −1.
+    Floyd,
+    /// ns-2.35's queue/red.cc ([`sim_core::red_ns2`]).
+    Ns2,
+}
+
 /// How a link's queue drops.
 #[derive(Clone, Debug, PartialEq)]
 pub enum QueueModel {
@@ -198,7 +207,20 @@ pub enum QueueModel {
         /// dropping everything.
         gentle: bool,
         /// ns-2's `wait`: drops at least `1/p` arrivals apart, rather than `1/(2p)` on average.
-        wait: bool,
+        /// Unset: on in the `ns2` variant (ns-2's `wait_` default), off in `floyd`.
+        wait: Option<bool>,
+        /// Whose computation: unset, `ns2` when `[tcp]` names the `ns2-sack` profile, else
+        /// `floyd` ([`Scenario::red_variant`](crate::Scenario::red_variant)).
+        variant: Option<RedVariant>,
+        /// `ns2` variant: the average counts bytes (thresholds in bytes, the probability scaled
+        /// by the packet's size: ns-2's `queue_in_bytes_` and `bytes_`) rather than packets.
+        bytes: bool,
+        /// `ns2` variant: ns-2's `mean_pktsize_`, bytes, which sets the packets per second the
+        /// idle average decays by and the byte mode's unit; unset, the scenario's `mss`.
+        mean_pktsize: Option<u32>,
+        /// `ns2` variant: draw from ns-2's own generator as ns-2's run does (the run's seed
+        /// does not reach it) rather than from the link's stream of the run's seed.
+        ns2_rng: bool,
     },
     /// Random drops in the top `zone` of the buffer.
     RandomDrop {

@@ -13,7 +13,7 @@ use sim_core::Rate;
 use tcp::{Profile, TcpConfig};
 
 use crate::error::{Result, ScenarioError, suggestion};
-use crate::model::{CcModel, FlowModel, MAX_FLOWS, MAX_SAMPLES, Scenario};
+use crate::model::{CcModel, FlowModel, MAX_FLOWS, MAX_SAMPLES, RedVariant, Scenario};
 use crate::units::{BufferValue, RateValue};
 
 /// Link names sorted for lookups, each with its position in [`Scenario::links`]: flows name
@@ -77,6 +77,12 @@ impl Scenario {
             return Err(self.error(key, format!("expected a rate between 1bps and 1000Tbps, got {bps} b/s")));
         }
         Ok(Rate::bps(bps.round() as u64))
+    }
+
+    /// Whose RED a queue of `variant` runs: unset, ns-2's when `[tcp]` names the `ns2-sack`
+    /// profile (a scenario that claims to be ns-2's runs ns-2's RED), else Floyd and Jacobson's.
+    pub fn red_variant(&self, variant: Option<RedVariant>) -> RedVariant {
+        variant.unwrap_or(if self.tcp.profile == Some(Profile::Ns2Sack) { RedVariant::Ns2 } else { RedVariant::Floyd })
     }
 
     /// A buffer or threshold in bytes; a time is that long at the link's rate.

@@ -27,7 +27,7 @@ use std::fmt::Write as _;
 use tcp::{FlowRecord, Growth, LinkRecord, Recovery, RtoFormula, RunOutput, RunStats, SubflowRecord, TcpConfig};
 
 use crate::error::Result;
-use crate::model::{FlowModel, LinkModel, QueueModel, Scenario};
+use crate::model::{FlowModel, LinkModel, QueueModel, RedVariant, Scenario};
 
 /// Bytes a 32-bit counter of ns-2 may grow by between two readings of the script's `tally`,
 /// which keeps the totals it reads exact (half the counter's range: in-order data released at
@@ -605,7 +605,13 @@ impl Scenario {
                 let _ = writeln!(out, "Queue/DropTail set drop_front_ false\nQueue/DropTail set summarystats_ false");
                 ("DropTail", limit)
             }
-            QueueModel::Red { min, max, max_p, weight, gentle, wait } => {
+            QueueModel::Red { min, max, max_p, weight, gentle, wait, variant, bytes, mean_pktsize, .. } => {
+                if self.red_variant(*variant) != RedVariant::Ns2 {
+                    return Err(self.error(
+                        format!("{}.queue.variant", link.key),
+                        "ns-2.35 runs its own RED, not Floyd and Jacobson's: set variant = \"ns2\"",
+                    ));
+                }
                 // RED refuses an arrival only when `limit_` packets wait: one more than DropTail
                 // holds, so its limit is the buffer less the packet in service.
                 if in_bytes || limit < 2 {
@@ -614,20 +620,23 @@ impl Scenario {
                         "the ns-2 export's RED counts packets: give the buffer in packets, at least 2",
                     ));
                 }
-                // equipoise's RED averages bytes; with packets of one size that is ns-2's
-                // packet mode with the thresholds in packets.
-                let (lo, hi) = (self.bytes(*min, rate) / mss as f64, self.bytes(*max, rate) / mss as f64);
+                // Thresholds in packets of `mss`, or in byte mode in units of `mean_pktsize_`,
+                // which ns-2 multiplies back: as the packet engine's ns-2 RED takes them.
+                let mean = mean_pktsize.unwrap_or(mss);
+                let unit = if *bytes { f64::from(mean) } else { f64::from(mss) };
+                let (lo, hi) = (self.bytes(*min, rate) / unit, self.bytes(*max, rate) / unit);
                 let settings = [
-                    ("bytes_", "false".to_string()),
-                    ("queue_in_bytes_", "false".to_string()),
+                    ("bytes_", bytes.to_string()),
+                    ("queue_in_bytes_", bytes.to_string()),
                     ("thresh_", lo.to_string()),
                     ("maxthresh_", hi.to_string()),
                     ("q_weight_", weight.to_string()),
                     ("linterm_", (1.0 / max_p).to_string()),
                     ("gentle_", gentle.to_string()),
-                    ("wait_", wait.to_string()),
-                    ("mean_pktsize_", mss.to_string()),
+                    ("wait_", wait.unwrap_or(true).to_string()),
+                    ("mean_pktsize_", mean.to_string()),
                     ("setbit_", "false".to_string()),
+                    ("use_mark_p_", "true".to_string()),
                     ("drop_tail_", "true".to_string()),
                     ("drop_front_", "false".to_string()),
                     ("drop_rand_", "false".to_string()),

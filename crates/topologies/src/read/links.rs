@@ -6,7 +6,7 @@ use toml::Value;
 
 use super::reader::{Reader, type_name};
 use crate::error::{Result, ScenarioError, suggestion};
-use crate::model::{LinkModel, QueueModel};
+use crate::model::{LinkModel, QueueModel, RedVariant};
 use crate::units::{BufferValue, RateValue, SizeValue};
 
 /// How many copies a `count` key asks for, and the names they get.
@@ -112,13 +112,33 @@ fn read_queue(t: &mut Reader) -> Result<QueueModel> {
                     let max =
                         q.buffer("max")?.ok_or_else(|| q.missing("max", "missing; expected the maximum threshold as a size or time"))?;
                     let max_p = q.probability("max_p")?.unwrap_or(0.1);
+                    if max_p == 0.0 {
+                        return Err(q.error("max_p", "expected a probability above 0 and at most 1, got 0"));
+                    }
                     let weight = q.probability("weight")?.unwrap_or(0.002);
                     if weight == 0.0 {
-                        return Err(q.error("weight", "must be above 0"));
+                        return Err(q.error("weight", "expected a weight above 0 and at most 1, got 0"));
                     }
                     let gentle = q.boolean("gentle")?.unwrap_or(false);
-                    let wait = q.boolean("wait")?.unwrap_or(false);
-                    QueueModel::Red { min, max, max_p, weight, gentle, wait }
+                    let wait = q.boolean("wait")?;
+                    let variant = q.choice("variant", &[("ns2", RedVariant::Ns2), ("floyd", RedVariant::Floyd)])?;
+                    let mode = q.choice("mode", &[("packets", false), ("bytes", true)])?;
+                    let mean_pktsize = match q.size("mean_pktsize")? {
+                        None => None,
+                        Some(SizeValue::Bytes(b)) if b >= 1.0 && b.fract() == 0.0 && b <= f64::from(u16::MAX) => Some(b as u32),
+                        Some(_) => return Err(q.error("mean_pktsize", "expected a whole number of bytes from 1 to 65535, like \"1040B\"")),
+                    };
+                    let rng = q.choice("rng", &[("ns2", true), ("seed", false)])?;
+                    // What only ns-2's RED has is refused in Floyd and Jacobson's.
+                    if variant == Some(RedVariant::Floyd) {
+                        for (key, given) in [("mode", mode.is_some()), ("mean_pktsize", mean_pktsize.is_some()), ("rng", rng.is_some())] {
+                            if given {
+                                return Err(q.error(key, "only ns-2's RED has it: set variant = \"ns2\" or remove it"));
+                            }
+                        }
+                    }
+                    let (bytes, ns2_rng) = (mode.unwrap_or(false), rng.unwrap_or(false));
+                    QueueModel::Red { min, max, max_p, weight, gentle, wait, variant, bytes, mean_pktsize, ns2_rng }
                 }
                 "random-drop" => {
                     let zone = q

@@ -328,6 +328,36 @@ fn an_aimd_scenario_reads_into_the_model_with_its_errors_named() {
 }
 
 #[test]
+fn red_settings_out_of_range_are_refused_naming_the_key() {
+    let red = |settings: &str| {
+        error(
+            &with("queue = { kind = \"red\", min = \"3pkt\", max = \"9pkt\" }", &format!("queue = {{ kind = \"red\", {settings} }}")),
+            &[],
+        )
+    };
+    let key = "link.wifi{i}.queue";
+    for (settings, expected) in [
+        ("min = \"3pkt\", max = \"9pkt\", weight = 0", format!("{key}.weight: expected a weight above 0 and at most 1, got 0")),
+        ("min = \"3pkt\", max = \"9pkt\", weight = 1.5", format!("{key}.weight: expected a probability in [0, 1], got 1.5")),
+        ("min = \"3pkt\", max = \"9pkt\", weight = -0.1", format!("{key}.weight: expected a probability in [0, 1], got -0.1")),
+        ("min = \"3pkt\", max = \"9pkt\", max_p = 0", format!("{key}.max_p: expected a probability above 0 and at most 1, got 0")),
+        ("min = \"3pkt\", max = \"9pkt\", max_p = 2", format!("{key}.max_p: expected a probability in [0, 1], got 2")),
+        ("min = \"3pkt\", max = \"9pkt\", variant = \"ns3\"", format!("{key}.variant: unknown variant \"ns3\"")),
+        ("min = \"3pkt\", max = \"9pkt\", mode = \"bytes\", variant = \"floyd\"", format!("{key}.mode: only ns-2's RED has it")),
+        ("min = \"3pkt\", max = \"9pkt\", rng = \"ns2\", variant = \"floyd\"", format!("{key}.rng: only ns-2's RED has it")),
+        ("min = \"3pkt\", max = \"9pkt\", mean_pktsize = \"0B\"", format!("{key}.mean_pktsize: expected a whole number of bytes")),
+    ] {
+        let e = red(settings);
+        assert!(e.contains(&expected), "{settings}: {e}");
+    }
+    // Thresholds are compared once the link's rate turns times into bytes, at build.
+    for (min, max) in [("9pkt", "9pkt"), ("9pkt", "3pkt"), ("20ms", "9pkt")] {
+        let e = red(&format!("min = \"{min}\", max = \"{max}\", variant = \"ns2\""));
+        assert!(e.contains(&format!("{key}.max: the maximum threshold")), "{min} {max}: {e}");
+    }
+}
+
+#[test]
 fn every_shipped_sweep_reads_and_every_point_builds() {
     for file in shipped("sweeps") {
         let sweep = topologies::sweep::Sweep::load(&file).unwrap_or_else(|e| panic!("{e}"));
@@ -348,7 +378,7 @@ fn a_level_refused_at_its_own_key_names_the_key_once() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
     let text = "scenario = \"parallel-red.toml\"\n[grid]\n\"link.bottleneck.queue.max_p\" = [0.1, 0.0]\n";
     let e = topologies::sweep::Sweep::from_text("s.toml", text, &dir).map(|_| ()).expect_err("max_p = 0").to_string();
-    assert_eq!(e, "s.toml: link.bottleneck.queue.max_p: must be above 0");
+    assert_eq!(e, "s.toml: link.bottleneck.queue.max_p: expected a probability above 0 and at most 1, got 0");
 }
 
 #[test]
