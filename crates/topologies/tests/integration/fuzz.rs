@@ -776,13 +776,14 @@ fn check_case(case: &Case) -> Result<Outcome, TestCaseError> {
 }
 
 /// The ns-2 export of a case: refused where the simulator refuses it (one set of checks
-/// guards every engine), else refused naming a key, or written with every name as text. With
+/// guards every engine; only the simulator's memory estimate is its own), else refused naming a key, or written with every name as text. With
 /// `FUZZ_NS2` set, the script runs in ns-2 ([`check_in_ns2`]).
 fn check_export(case: &Case, outcome: &Outcome) -> Result<(), TestCaseError> {
     let Ok(scenario) = topologies::load_text("fuzz.toml", &case.text, &[]) else { return Ok(()) };
     let script = scenario.ns2_script();
     match (outcome, script) {
-        (Outcome::Refused(e), Ok(_)) => prop_assert!(false, "the export takes what the simulator refuses: {e}"),
+        // The memory estimate is the packet simulator's own limit; ns-2 has its own.
+        (Outcome::Refused(e), Ok(_)) => prop_assert!(e.message.contains("of memory"), "the export takes what the simulator refuses: {e}"),
         (_, Err(e)) => {
             let message = e.to_string();
             prop_assert!(message.starts_with("fuzz.toml: ") && !e.key.is_empty(), "the export's refusal names a key: {message}");
