@@ -17,15 +17,20 @@ pub fn column_unit(column: &str) -> Option<(&str, &'static str)> {
         .find_map(|(suffix, unit)| column.strip_suffix(suffix).map(|stem| (stem, unit)))
 }
 
-/// Every run file of `table` in dataset `dir`, stacked in file-name (run) order.
-pub fn read_table(dir: &Path, table: &str) -> Result<DataFrame, String> {
-    let folder = dir.join(table);
-    let mut files: Vec<_> = std::fs::read_dir(&folder)
-        .map_err(|e| format!("{}: not a sweep dataset (cannot read {}: {e})", dir.display(), folder.display()))?
+/// The batch files (`*.parquet`) of a table's folder, in file-name (run) order.
+pub fn batches(folder: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let mut files: Vec<_> = std::fs::read_dir(folder)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
         .collect();
     files.sort();
+    Ok(files)
+}
+
+/// Every run file of `table` in dataset `dir`, stacked in file-name (run) order.
+pub fn read_table(dir: &Path, table: &str) -> Result<DataFrame, String> {
+    let folder = dir.join(table);
+    let files = batches(&folder).map_err(|e| format!("{}: not a sweep dataset (cannot read {}: {e})", dir.display(), folder.display()))?;
     let mut frames = files.iter().map(|f| {
         let file = File::open(f).map_err(|e| format!("cannot open {}: {e}", f.display()))?;
         read_parquet(file).map_err(|e| format!("cannot read {}: {e}", f.display()))

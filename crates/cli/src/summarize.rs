@@ -7,7 +7,7 @@ use std::path::Path;
 
 use polars::prelude::*;
 
-use crate::dataset::{RUN_COLUMNS, mean_ci, numbers, read_table, texts};
+use crate::dataset::{RUN_COLUMNS, batches, mean_ci, numbers, read_table, texts};
 use crate::output;
 
 /// The tables summarized, with the columns naming an entity in each.
@@ -65,13 +65,6 @@ fn summarize_table(df: &DataFrame, entity_cols: &[&str], keys: &[String]) -> Vec
     rows
 }
 
-/// Whether dataset `dir` holds any batch of `table` (`TABLE/*.parquet`).
-fn has_batches(dir: &Path, table: &str) -> bool {
-    std::fs::read_dir(dir.join(table))
-        .map(|entries| entries.flatten().any(|e| e.path().extension().is_some_and(|x| x == "parquet")))
-        .unwrap_or(false)
-}
-
 /// Summarizes dataset `dir`: writes `summary/<table>.parquet` and returns a printable digest.
 pub fn summarize(dir: &Path) -> Result<String, String> {
     let runs = read_table(dir, "runs")?;
@@ -93,7 +86,7 @@ pub fn summarize(dir: &Path) -> Result<String, String> {
     let _ = writeln!(digest, "{} runs ({failed} failed), {} points, swept: {}", runs.height(), point_values.len(), keys.join(", "));
     for (table, entity_cols) in ENTITIES {
         // A table the dataset does not have is skipped; one it has but cannot read is an error.
-        if !has_batches(dir, table) {
+        if batches(&dir.join(table)).map_or(true, |files| files.is_empty()) {
             continue;
         }
         let df = read_table(dir, table)?;

@@ -134,6 +134,15 @@ fn agreeing_prefix(ours: &[Seen], theirs: &[Seen], tolerance: f64) -> usize {
     ours.iter().zip(theirs).take_while(|(a, b)| a.1 == b.1 && a.2 == b.2 && (a.0 - b.0).abs() <= tolerance).count()
 }
 
+/// With exact timing, the first `limit` drops (or all, if fewer) are the same packets as
+/// ns-2's at the same times, within one packet's serialization.
+fn exact_drops_agree(label: &str, ours: &[Seen], theirs: &[Seen], limit: usize) {
+    let compared = limit.min(ours.len().max(theirs.len()));
+    let agree = agreeing_prefix(ours, theirs, serialization(8_519_680.0));
+    eprintln!("exact timing, {label}: {} / {} drops (equipoise / ns-2), the first {agree} agree", ours.len(), theirs.len());
+    assert!(agree >= compared, "{label}: drop {agree} differs: {:?} against ns-2's {:?}", ours.get(agree), theirs.get(agree));
+}
+
 /// The first drops compared, as the validation page states them.
 const COMPARED: usize = 200;
 
@@ -156,10 +165,7 @@ fn exact_timing_drops_the_same_packets_as_ns2() {
         let (ours, out) = equipoise_drops(&s);
         let theirs = ns2_run(&s, &format!("exact-{flows}-{buffer}-{rtt}"), false);
         let label = format!("{flows} flows, {buffer} packets, {rtt} ms");
-        let compared = COMPARED.min(ours.len().max(theirs.drops.len()));
-        let agree = agreeing_prefix(&ours, &theirs.drops, serialization(8_519_680.0));
-        eprintln!("exact timing, {label}: {} / {} drops (equipoise / ns-2), the first {agree} agree", ours.len(), theirs.drops.len());
-        assert!(agree >= compared, "{label}: drop {agree} differs: {:?} against ns-2's {:?}", ours.get(agree), theirs.drops.get(agree));
+        exact_drops_agree(&label, &ours, &theirs.drops, COMPARED);
         for (f, (a, b)) in out.flows.iter().zip(&theirs.results.output.flows).enumerate() {
             let gap = (a.bytes_delivered as f64 - b.bytes_delivered as f64).abs() / b.bytes_delivered as f64;
             eprintln!("  flow {f}: delivered {} / {} bytes", a.bytes_delivered, b.bytes_delivered);
@@ -217,10 +223,7 @@ fn red_with_ns2s_random_numbers_drops_the_same_packets_as_ns2() {
         let (ours, out) = equipoise_drops(&s);
         let theirs = ns2_run(&s, &format!("red-{flows}-{buffer}-{rtt}-{wait}-{gentle}-{mode}"), false);
         let label = format!("RED {min}-{max} of {buffer} packets, {flows} flows, {rtt} ms, wait {wait}, gentle {gentle}, {mode}");
-        let compared = agreeing.min(ours.len().max(theirs.drops.len()));
-        let agree = agreeing_prefix(&ours, &theirs.drops, serialization(8_519_680.0));
-        eprintln!("exact timing, {label}: {} / {} drops (equipoise / ns-2), the first {agree} agree", ours.len(), theirs.drops.len());
-        assert!(agree >= compared, "{label}: drop {agree} differs: {:?} against ns-2's {:?}", ours.get(agree), theirs.drops.get(agree));
+        exact_drops_agree(&label, &ours, &theirs.drops, agreeing);
         if agreeing < COMPARED {
             continue;
         }
