@@ -119,7 +119,8 @@ pub enum Profile {
     /// Linux 6.x, the kernel `equipoise testbed` runs: as [`Profile::Linux`], but congestion
     /// avoidance grows by the segments an ACK acknowledges (`tcp_cong_avoid_ai` with `acked`,
     /// since 4.0), which with delayed ACKs is twice the growth per round trip, and the
-    /// receiver no longer re-enters quick-ACK mode on out-of-order data (since 4.18).
+    /// receiver no longer re-enters quick-ACK mode on out-of-order data (since 4.18), and
+    /// PRR's extra segment below ssthresh needs an ACK that makes progress.
     Linux6,
 }
 
@@ -167,9 +168,13 @@ impl Profile {
                 retransmit_restarts_timer: true,
                 ..base
             },
-            Profile::Linux6 => {
-                TcpConfig { profile: self, growth: Growth::PerSegment, quick_acks_after_out_of_order: false, ..Profile::Linux.config() }
-            }
+            Profile::Linux6 => TcpConfig {
+                profile: self,
+                growth: Growth::PerSegment,
+                quick_acks_after_out_of_order: false,
+                prr_extra_on_progress_only: true,
+                ..Profile::Linux.config()
+            },
             Profile::Htsim => TcpConfig {
                 min_rto: Time::from_ms(250),
                 max_rto: Time::NEVER,
@@ -407,6 +412,12 @@ settings! {
     /// How much fast recovery sends per ACK: NewReno's inflation (RFC 6675's rule with SACK)
     /// or RFC 6937 PRR.
     recovery: Recovery, SettingKind::Choice(&RECOVERY_NAMES), Recovery::NewReno;
+    /// With PRR, once the pipe is below ssthresh: the one segment beyond those delivered goes
+    /// out only on an ACK that advances the cumulative ACK and finds no new loss, as Linux 6's
+    /// `tcp_cwnd_reduction` sends it; otherwise on every ACK (RFC 6937's slow-start reduction
+    /// bound). Without it, a recovery whose first hole is lost again sends more than it
+    /// delivers for as long as the hole stays open.
+    prr_extra_on_progress_only: bool, SettingKind::Bool, false;
     /// Without SACK: the window after a full ACK ends fast recovery.
     full_ack: FullAck, SettingKind::Choice(&FULL_ACK_NAMES), FullAck::Ssthresh;
     /// Resending the oldest unacknowledged segment restarts the retransmission timer, so that

@@ -53,6 +53,8 @@ pub struct Scoreboard {
     retransmitted: u64,
     /// Lost, not SACKed and not retransmitted since: what NextSeg's rule 1 sends.
     to_resend: u64,
+    /// Times a segment was marked lost, lost retransmissions again (Linux's `tp->lost`).
+    marked_lost: u64,
     /// Where the search for the next segment to resend starts; every segment below it is not
     /// one (a hint only).
     resend_hint: u64,
@@ -91,6 +93,12 @@ impl Scoreboard {
     /// Segments marked lost and not yet resent.
     pub fn to_resend(&self) -> u64 {
         self.to_resend
+    }
+
+    /// Times a segment has been marked lost, each lost retransmission again: how many losses
+    /// an acknowledgement found is the growth of this across it (Linux's `rs->losses`).
+    pub fn losses_marked(&self) -> u64 {
+        self.marked_lost
     }
 
     /// RFC 6675's pipe, given the segments outstanding.
@@ -252,6 +260,7 @@ impl Scoreboard {
             self.retransmitted -= 1;
         }
         self.to_resend += 1;
+        self.marked_lost += 1;
         self.resend_hint = self.resend_hint.min(seq);
     }
 

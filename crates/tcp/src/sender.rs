@@ -270,6 +270,7 @@ struct SenderSettings {
     lost_syn_resets_window: bool,
     syn_ack_grows: bool,
     fast_retransmit_alone: bool,
+    prr_extra_on_progress_only: bool,
     /// RTT samples from one timed segment at a time (`rto_formula = "ns2"`).
     timed_rtt: bool,
 }
@@ -318,6 +319,7 @@ impl SubflowSender {
                 lost_syn_resets_window: config.lost_syn_resets_window,
                 syn_ack_grows: config.syn_ack_grows,
                 fast_retransmit_alone: config.fast_retransmit_alone,
+                prr_extra_on_progress_only: config.prr_extra_on_progress_only,
                 timed_rtt: config.rto_formula == crate::config::RtoFormula::Ns2,
             },
         }
@@ -818,8 +820,9 @@ impl SubflowSender {
         if self.settings.recovery == Recovery::NewReno {
             w.set_cwnd((w.cwnd() - newly as f64 + 1.0).max(1.0));
         } else {
-            // The hole goes out before PRR's share: count it in prr_out first.
-            self.prr_window(delivered, 1, w);
+            // The hole goes out before PRR's share: count it in prr_out first. The partial
+            // ACK marks that hole lost, so it is no progress without loss.
+            self.prr_window(delivered, 1, false, w);
         }
         let restart = first || self.settings.partial_ack_timer == PartialAckTimer::SlowButSteady;
         let timer = if restart { TimerAction::Restart } else { TimerAction::Keep };
@@ -837,8 +840,9 @@ impl SubflowSender {
 
     /// RFC 6937 on an ACK in recovery that delivered `delivered` segments, before `pending`
     /// more are sent regardless: the window becomes what is in flight (the pipe) plus what PRR
-    /// allows now.
-    fn prr_window<W: Window>(&mut self, delivered: u64, pending: u64, w: &mut W) {
+    /// allows now. `progress`: the ACK advanced the cumulative ACK and marked nothing lost.
+    fn prr_window<W: Window>(&mut self, delivered: u64, pending: u64, progress: bool, w: &mut W) {
+        let extra = (progress || !self.settings.prr_extra_on_progress_only) as i64;
         let ssthresh = w.ssthresh();
         let in_flight = self.in_flight();
         let prr = &mut self.prr;
@@ -856,7 +860,7 @@ impl SubflowSender {
             (prr.delivered as f64 * ssthresh / prr.recover_fs.max(1) as f64).ceil() as i64 - out as i64
         } else {
             // Slow-start reduction bound: back up to ssthresh, at most one more than delivered.
-            let bound = (prr.delivered as i64 - out as i64).max(delivered as i64) + 1;
+            let bound = (prr.delivered as i64 - out as i64).max(delivered as i64) + extra;
             ((ssthresh - pipe as f64) as i64).min(bound)
         };
         w.set_cwnd((base + allowed.max(0) as u64) as f64);
@@ -874,7 +878,7 @@ impl SubflowSender {
             match self.settings.recovery {
                 // RFC 6582 step 4: inflate by one segment per further duplicate.
                 Recovery::NewReno | Recovery::Ns2 => w.set_cwnd(w.cwnd() + 1.0),
-                Recovery::Prr => self.prr_window(1, 0, w),
+                Recovery::Prr => self.prr_window(1, 0, false, w),
             }
             send
         } else if self.dupacks == 3 && self.may_enter_recovery(ack) {
@@ -892,7 +896,7 @@ impl SubflowSender {
             self.prr = PrrState { delivered: 0, out: 0, recover_fs: self.in_flight(), sacked: 3 };
             match self.settings.recovery {
                 Recovery::NewReno | Recovery::Ns2 => w.set_cwnd(ssthresh + 3.0),
-                Recovery::Prr => self.prr_window(1, 1, w),
+                Recovery::Prr => self.prr_window(1, 1, false, w),
             }
             if self.settings.fast_retransmit_alone {
                 return AckOutcome::RetransmitAlone(self.snd_una);
@@ -916,6 +920,7 @@ impl SubflowSender {
         self.measure(ack, advanced, now, w);
         let min_rtt = self.rtt.min_rtt().unwrap_or(Time::ZERO);
         let board = self.board.as_mut().expect("SACK");
+        let losses_before = board.losses_marked();
         let mut delivered = board.acked_to(ack.next, now, min_rtt);
         // ns-2 goes back N after a timeout, its SACK information forgotten, and takes no
         // fast retransmit before the ACK passes what was sent then (tcp-sack1.cc).
@@ -969,7 +974,10 @@ impl SubflowSender {
                 }
             }
             Phase::Recovery => match self.settings.recovery {
-                Recovery::Prr => self.prr_window(delivered.segments, 0, w),
+                Recovery::Prr => {
+                    let lost = self.board.as_ref().is_some_and(|b| b.losses_marked() > losses_before);
+                    self.prr_window(delivered.segments, 0, advanced && !lost, w)
+                }
                 Recovery::NewReno => w.set_cwnd(w.ssthresh()),
                 Recovery::Ns2 => {
                     // tcp-sack1.cc: one less per ACK, one more for a partial ACK, which also
@@ -1044,7 +1052,7 @@ impl SubflowSender {
         self.prr = PrrState { delivered: 0, out: 0, recover_fs: pipe, sacked: 0 };
         match self.settings.recovery {
             // The first retransmission goes out whatever the window (RFC 6675 step 4.3).
-            Recovery::Prr => self.prr_window(0, 1, w),
+            Recovery::Prr => self.prr_window(0, 1, false, w),
             Recovery::NewReno => w.set_cwnd(w.ssthresh()),
             Recovery::Ns2 => {
                 // tcp.cc `slowdown`: cwnd_ is the window less the decrease, below

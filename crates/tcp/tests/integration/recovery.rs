@@ -327,3 +327,39 @@ fn a_scanned_timer_fires_after_its_deadline_with_htsims_offset() {
     assert_eq!(s.now, Time::from_ms(3020));
     assert_eq!(s.sender.counters.timeouts, 2);
 }
+
+/// Below ssthresh, PRR's slow-start reduction bound sends one segment more than an ACK
+/// delivered. RFC 6937 sends it on every ACK; Linux 6 only on an ACK that advances the
+/// cumulative ACK and finds no new loss. While the first hole stays open (its retransmission
+/// lost again), Linux 6 sends what is delivered and no more.
+#[test]
+fn prr_sends_its_extra_segment_only_on_progress_when_asked() {
+    for on_progress in [false, true] {
+        let config = TcpConfig { rack: true, prr_extra_on_progress_only: on_progress, ..sack(tcp::Recovery::Prr) };
+        let mut s = Script::new(config, 20.0, 1000);
+        s.send();
+        // Half the window lost: the pipe falls below ssthresh (10) during the first round trip.
+        s.round(&[3, 4, 5, 6, 7, 8, 9, 10, 11, 12], &[]);
+        let sent_before = s.log.len();
+        let excess0 = s.sender.prr.out as i64 - s.sender.prr.delivered as i64;
+        // Every retransmission is lost again: no ACK of this round trip advances snd_una.
+        let resent: Vec<u64> = s.retransmissions();
+        let una = s.sender.snd_una;
+        let delivered = s.wire.iter().filter(|w| !w.2).count();
+        assert!(!resent.is_empty());
+        s.round(&[], &resent);
+        assert_eq!(s.sender.snd_una, una, "the first hole stays open");
+        let sent = s.log.len() - sent_before;
+        let excess1 = s.sender.prr.out as i64 - s.sender.prr.delivered as i64;
+        // Sent beyond delivered since recovery began (prr_out − prr_delivered): Linux 6 sends
+        // at most what is delivered, so catches up to zero and stops there; RFC 6937 adds one
+        // per ACK while the pipe is below ssthresh.
+        let limit = excess0.max(0);
+        let detail = format!("{delivered} delivered, {sent} sent, prr_out − prr_delivered {excess0} → {excess1}");
+        if on_progress {
+            assert!(excess1 <= limit, "Linux 6: {detail}");
+        } else {
+            assert!(excess1 > limit, "RFC 6937: {detail}");
+        }
+    }
+}
