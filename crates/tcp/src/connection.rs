@@ -21,6 +21,7 @@
 use std::collections::VecDeque;
 
 use mptcp_cc::{CoupledController, SubflowState};
+use rand::RngExt;
 use sim_core::rng::Stream;
 use sim_core::{EventList, Network, Packet, PacketId, PacketKind, Time};
 
@@ -180,6 +181,8 @@ pub struct Connection {
     pub at_stop: Option<Box<(u64, Vec<u64>)>>,
     /// The send jitter's state (with `jitter` above zero).
     pub jitter: Option<Box<Jitter>>,
+    /// The receivers' ACK latency (with `ack_latency_median` above zero).
+    pub ack_latency: Option<Box<AckLatency>>,
 }
 
 /// What a connection reads of its [`TcpConfig`].
@@ -227,6 +230,55 @@ pub struct Jitter {
     pub last_due: Vec<Time>,
 }
 
+/// The receivers' ACK latency of a connection: each ACK of in-order data waits a log-normal
+/// time (Linux's receiver acknowledges two segments once its reader has taken them), and per
+/// subflow no ACK leaves before the one sent before it.
+#[derive(Debug)]
+pub struct AckLatency {
+    /// The logarithm of the median in picoseconds.
+    mu: f64,
+    /// The log-normal's σ: the 99th percentile is `exp(mu + z99·sigma)`.
+    sigma: f64,
+    /// No wait exceeds this (the delayed-ACK timer would have sent the ACK).
+    cap: Time,
+    /// Its own random stream (`flow.<name>.ack_latency`).
+    rng: Stream,
+    /// Per subflow, when its last ACK leaves the receiver.
+    last_due: Vec<Time>,
+}
+
+impl AckLatency {
+    /// The 99th percentile of the standard normal distribution.
+    const Z99: f64 = 2.326_347_874_040_841;
+
+    /// The latency of `config` (whose median is above zero) for `subflows` subflows.
+    pub fn new(config: &TcpConfig, rng: Stream, subflows: usize) -> AckLatency {
+        let median = config.ack_latency_median.as_ps() as f64;
+        AckLatency {
+            mu: median.ln(),
+            sigma: (config.ack_latency_p99.as_ps() as f64 / median).ln() / Self::Z99,
+            cap: config.delayed_ack_timeout,
+            rng,
+            last_due: vec![Time::ZERO; subflows],
+        }
+    }
+
+    /// When subflow `r`'s ACK made at `now` leaves: after a draw if it acknowledges in-order
+    /// data (`waits`), at once otherwise, and not before the one before it.
+    #[inline]
+    fn due(&mut self, r: usize, now: Time, waits: bool) -> Time {
+        let wait = if waits {
+            let z: f64 = self.rng.sample(rand_distr::StandardNormal);
+            Time(((self.mu + self.sigma * z).exp() as u64).min(self.cap.as_ps()))
+        } else {
+            Time::ZERO
+        };
+        let last = &mut self.last_due[r];
+        *last = (now + wait).max(*last);
+        *last
+    }
+}
+
 impl Connection {
     /// Segments of a finite transfer of `size` bytes (`u64::MAX` for bulk).
     pub fn segments_for(size: Option<u64>, mss: u32) -> u64 {
@@ -269,7 +321,7 @@ impl Connection {
             self.completed_at = ctx.events.now();
         }
         match action {
-            AckAction::Send(ack) => self.send_ack(r, id, ack, delivered, ctx),
+            AckAction::Send(ack) => self.send_ack(r, id, ack, delivered, true, ctx),
             AckAction::Delay => {
                 ctx.net.packets.free(id);
                 let at = ctx.events.now() + self.config.delayed_ack_timeout;
@@ -294,7 +346,7 @@ impl Connection {
         match self.receivers[r].on_delack_timer(ctx.events.now()) {
             DelackWake::Send(ack) => {
                 let id = ctx.net.packets.alloc(Packet::new(PacketKind::Ack, ctx.ack_size, 0));
-                self.send_ack(r, id, ack, self.delivered(), ctx);
+                self.send_ack(r, id, ack, self.delivered(), false, ctx);
             }
             DelackWake::Later(at) => ctx.events.schedule_timer(at, Event::DelayedAck(self.first_subflow + r as u32)),
             DelackWake::Nothing => {}
@@ -302,9 +354,10 @@ impl Connection {
     }
 
     /// Rewrites packet `id` as acknowledgement `ack` with the data-level acknowledgement
-    /// `data_ack`, and sends it back.
+    /// `data_ack`, and sends it back; after the ACK latency if there is one and the ACK was
+    /// made as data arrived (`reader`), not by the delayed-ACK timer.
     #[inline(always)]
-    fn send_ack(&mut self, r: usize, id: PacketId, ack: Ack, data_ack: u64, ctx: &mut Ctx) {
+    fn send_ack(&mut self, r: usize, id: PacketId, ack: Ack, data_ack: u64, reader: bool, ctx: &mut Ctx) {
         let p = &mut ctx.net.packets[id];
         p.kind = PacketKind::Ack;
         p.size = ctx.ack_size;
@@ -315,6 +368,9 @@ impl Connection {
         if ack.sack[0].1 != 0 {
             // (A packet turned into an ACK carries no blocks before: data packets have none.)
             p.sack = ack.sack;
+        }
+        if let Some(latency) = &mut self.ack_latency {
+            p.due = latency.due(r, ctx.events.now(), reader && ack.sack[0].1 == 0);
         }
         let delivered = ctx.net.send(id, self.senders[r].ack_route, &mut ctx.events);
         debug_assert!(delivered.is_none(), "every route crosses at least one pipe");
@@ -327,5 +383,36 @@ impl Connection {
                 s.account_cwnd(now, st.cwnd);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod ack_latency_tests {
+    use super::*;
+
+    #[test]
+    fn draws_have_the_median_and_99th_percentile_asked_for_and_keep_order() {
+        let config = TcpConfig { ack_latency_median: Time::from_us(50), ack_latency_p99: Time::from_us(1200), ..TcpConfig::default() };
+        let mut latency = AckLatency::new(&config, sim_core::rng::stream(7, "test"), 2);
+        // Each draw from its own subflow-free instant: one second apart, so none waits for
+        // the one before.
+        let mut waits: Vec<u64> = (0..100_000u64)
+            .map(|i| {
+                let now = Time::from_secs(i);
+                (latency.due(0, now, true) - now).as_ps()
+            })
+            .collect();
+        waits.sort_unstable();
+        let quantile = |q: f64| Time(waits[(q * waits.len() as f64) as usize]).as_secs_f64() * 1e6;
+        assert!((quantile(0.5) / 50.0 - 1.0).abs() < 0.03, "median {} µs", quantile(0.5));
+        assert!((quantile(0.99) / 1200.0 - 1.0).abs() < 0.08, "99th percentile {} µs", quantile(0.99));
+        assert!(*waits.last().unwrap() <= config.delayed_ack_timeout.as_ps(), "never past the delayed-ACK timer");
+
+        // An ACK that does not wait still leaves after the one before it, on its subflow only.
+        let now = Time::from_secs(200_000);
+        let first = latency.due(1, now, true);
+        assert!(first > now);
+        assert_eq!(latency.due(1, now, false), first, "no overtaking");
+        assert_eq!(latency.due(0, now, false), now, "another subflow's ACK leaves at once");
     }
 }

@@ -8,7 +8,7 @@ use sim_core::rng::stream;
 use sim_core::{BufferLimit, Discipline, EventList, Hop, Link, LinkCounters, LinkId, Network, PacketKind, Pipe, PipeId, Rate, Time};
 
 use crate::config::TcpConfig;
-use crate::connection::{Connection, ConnectionSettings, Ctx, DataLevel, Jitter, TimerScans};
+use crate::connection::{AckLatency, Connection, ConnectionSettings, Ctx, DataLevel, Jitter, TimerScans};
 use crate::event::{Event, MAX_INDEX};
 use crate::receiver::{Ack, Receiver, ReceiverConfig};
 use crate::records::{FlowRecord, LinkRecord, RunOutput, RunStats, Sample, SubflowRecord};
@@ -93,7 +93,7 @@ pub struct LinkIndex(pub u32);
 #[derive(Clone, Debug)]
 pub struct FlowSpec {
     /// Unique name: it labels the flow in records and seeds its random streams
-    /// (`flow.<name>.jitter`).
+    /// (`flow.<name>.jitter`, `flow.<name>.ack_latency`).
     pub name: String,
     /// The congestion-avoidance law, one controller coupling all the flow's subflows.
     pub algorithm: Algorithm,
@@ -295,9 +295,14 @@ impl Simulation {
             let links = &self.links;
             let forward = |l: &LinkIndex| Hop::Link(links[l.0 as usize].id);
             let route = self.ctx.net.add_route(jitter.into_iter().chain(path.iter().map(forward)), endpoint(global, true));
+            // The ACK latency: likewise a pipe in front of the way back.
+            let latency = (spec.tcp.ack_latency_median > Time::ZERO).then(|| Hop::Pipe(self.ctx.net.add_pipe(Pipe::new(Time::ZERO))));
             let ack_route = match &spec.reverse_paths {
-                Some(rev) => self.ctx.net.add_route(rev[r].iter().map(forward), endpoint(global, false)),
-                None => self.ctx.net.add_route(path.iter().rev().map(|l| Hop::Pipe(links[l.0 as usize].reverse)), endpoint(global, false)),
+                Some(rev) => self.ctx.net.add_route(latency.into_iter().chain(rev[r].iter().map(forward)), endpoint(global, false)),
+                None => self.ctx.net.add_route(
+                    latency.into_iter().chain(path.iter().rev().map(|l| Hop::Pipe(links[l.0 as usize].reverse))),
+                    endpoint(global, false),
+                ),
             };
             senders.push(SubflowSender::new(route, ack_route, multipath, &spec.tcp));
             self.owners.push((conn_index, r as u32));
@@ -331,6 +336,8 @@ impl Simulation {
             ]
             .into_boxed_slice(),
             jitter,
+            ack_latency: (spec.tcp.ack_latency_median > Time::ZERO)
+                .then(|| Box::new(AckLatency::new(&spec.tcp, stream(self.config.seed, &format!("flow.{}.ack_latency", spec.name)), n))),
             data: DataLevel {
                 limit: Connection::segments_for(spec.size, mss),
                 buffer: spec.receive_buffer.unwrap_or(u64::MAX),

@@ -289,3 +289,33 @@ fn a_linux6_recovery_does_not_starve_its_own_retransmissions() {
     assert!(short.bytes_delivered > 5_000_000, "the 20 ms flow delivered {} B", short.bytes_delivered);
     assert!(short.retransmissions < 400, "{} retransmissions", short.retransmissions);
 }
+
+/// The ACK latency in a transfer: the same draws for a seed, others for another; ACKs that
+/// wait trigger no spurious retransmission (RACK, probes and the timer allow for them); the
+/// transfer ends later than without them, by less than its round trips' share of the waits.
+#[test]
+fn acks_that_wait_for_the_reader_slow_a_transfer_without_spurious_retransmissions() {
+    let run = |seed: u64, median_us: u64, p99_us: u64| {
+        let mut sim = Simulation::new(config(Time::from_secs(20), Time::ZERO, seed));
+        let l = sim.add_link(link("l", Rate::mbps(10), Time::from_ms(10), BufferLimit::Packets(1000)));
+        let mut f = bulk("f", vec![l], Time::ZERO);
+        f.tcp = TcpConfig {
+            ack_latency_median: Time::from_us(median_us),
+            ack_latency_p99: Time::from_us(p99_us),
+            ..tcp::Profile::Linux6.config()
+        };
+        // 667 segments: slow start never overflows the buffer.
+        f.size = Some(1_000_000);
+        sim.add_flow(f);
+        sim.run()
+    };
+    let out = run(1, 50, 1200);
+    assert_conserved(&out);
+    assert_eq!(format!("{:?}", run(1, 50, 1200)), format!("{out:?}"), "the same draws for a seed");
+    assert_ne!(format!("{:?}", run(2, 50, 1200)), format!("{out:?}"), "other draws for another seed");
+    assert_eq!(out.flows[0].retransmissions, 0, "{:?}", out.flows[0]);
+    let with = out.flows[0].completion_time_s.expect("completed");
+    let without = run(1, 0, 0).flows[0].completion_time_s.expect("completed");
+    // About 7 round trips of slow start and a last one: each waits for about one ACK's draw.
+    assert!(with > without && with < without + 8.0 * 0.0012 * 2.0, "{with} s with the latency, {without} s without");
+}

@@ -106,6 +106,7 @@ impl Scenario {
             let at = match (keys.iter().find(|k| own.given().contains(k)), keys.iter().find(|k| scenario.given().contains(k))) {
                 (Some(key), _) => format!("{}.tcp.{key}", flow.key),
                 (None, Some(key)) => format!("tcp.{key}"),
+                (None, None) if own.profile.is_some() => format!("{}.tcp.profile", flow.key),
                 (None, None) => "tcp.profile".to_string(),
             };
             self.error(at, format!("{message} (profile \"{}\")", profile.name()))

@@ -287,6 +287,12 @@ pub fn agent_settings(c: &TcpConfig, mss: u32, window: f64) -> std::result::Resu
     if c.jitter != sim_core::Time::ZERO {
         return no("jitter", "ns-2's overhead_ delays each sending opportunity, not each segment: set jitter = \"0s\"");
     }
+    if c.ack_latency_median != sim_core::Time::ZERO || c.ack_latency_p99 != sim_core::Time::ZERO {
+        return no(
+            if c.ack_latency_median != sim_core::Time::ZERO { "ack_latency_median" } else { "ack_latency_p99" },
+            "ns-2.35's sinks acknowledge as data arrives: set ack_latency_median = \"0s\" and ack_latency_p99 = \"0s\"",
+        );
+    }
     if mss <= NS2_HEADER {
         return no("mss", "ns-2's packets carry a 40-byte header: sim.mss must exceed 40 bytes");
     }

@@ -180,6 +180,26 @@ fn each_class_of_mistake_names_file_key_and_expectation() {
             vec![("flow.f.tcp", "{ profile = \"newreno\", tlp = true }")],
             "bad.toml: flow.f.tcp.tlp: tail loss probes need RACK: set rack = true, or tlp = false (profile \"newreno\")",
         ),
+        (
+            GOOD.to_string(),
+            vec![("tcp.profile", "\"linux-6\""), ("tcp.ack_latency_p99", "\"10us\"")],
+            "bad.toml: tcp.ack_latency_p99: must be at least ack_latency_median (50us), got 10us (profile \"linux-6\")",
+        ),
+        (
+            GOOD.to_string(),
+            vec![("tcp.profile", "\"linux-6\""), ("tcp.ack_latency_p99", "\"40ms\"")],
+            "bad.toml: tcp.ack_latency_p99: a receiver's ACK never waits past its delayed-ACK timer: must be below delayed_ack_timeout (40ms), got 40ms (profile \"linux-6\")",
+        ),
+        (
+            GOOD.to_string(),
+            vec![("flow.f.tcp", "{ profile = \"linux-6\", delayed_ack = false }")],
+            "bad.toml: flow.f.tcp.delayed_ack: a receiver's ACK waits for its reader only with delayed ACKs: set delayed_ack = true, or ack_latency_median and ack_latency_p99 to \"0s\" (profile \"linux-6\")",
+        ),
+        (
+            GOOD.to_string(),
+            vec![("flow.f.tcp", "{ profile = \"linux-6\", ack_latency_median = \"0s\" }")],
+            "bad.toml: flow.f.tcp.ack_latency_median: must be above zero with ack_latency_p99 (1200us), or both \"0s\" for no ACK latency (profile \"linux-6\")",
+        ),
         (GOOD.to_string(), vec![("tcp.initial_rto", "\"0s\"")], "bad.toml: tcp.initial_rto: must be at least 1us, got 0"),
         (GOOD.to_string(), vec![("tcp.initial_rto", "\"1e-13s\"")], "bad.toml: tcp.initial_rto: must be at least 1us"),
         (GOOD.to_string(), vec![("tcp.max_rto", "\"100ms\"")], "bad.toml: tcp.max_rto: must be at least min_rto (250ms), got 100ms"),
