@@ -119,9 +119,9 @@ pub enum Profile {
     /// Linux 6.x, the kernel `equipoise testbed` runs: as [`Profile::Linux`], but congestion
     /// avoidance grows by the segments an ACK acknowledges (`tcp_cong_avoid_ai` with `acked`,
     /// since 4.0), which with delayed ACKs is twice the growth per round trip, and the
-    /// receiver no longer re-enters quick-ACK mode on out-of-order data (since 4.18), and
-    /// PRR's extra segment below ssthresh needs an ACK that makes progress; and the
-    /// receiver's ACKs of in-order data wait for its reader, as measured on the testbed.
+    /// receiver no longer re-enters quick-ACK mode on out-of-order data (since 4.18). PRR's
+    /// extra segment below ssthresh needs an ACK that makes progress, and the receiver's ACKs
+    /// wait for its reader as the testbed's were measured to.
     Linux6,
 }
 
@@ -461,12 +461,12 @@ settings! {
     /// The SYN-ACK is a new acknowledgement that grows the window (slow start: one packet) as
     /// htsim's `TcpSrc` takes it, before the first data goes out.
     syn_ack_grows: bool, SettingKind::Bool, false;
-    /// The receiver's latency in acknowledging in-order data: each such ACK leaves after a
-    /// log-normal delay of this median (and `ack_latency_p99`), never before an ACK sent
-    /// earlier. A Linux receiver sends the ACK of two segments only once the receiving process
-    /// has read them, and that process is not always running (docs/testbed.md measures it);
-    /// ACKs carrying SACK blocks (out-of-order or hole-filling data) leave at once, as Linux's
-    /// do. Zero: none.
+    /// The receiver's latency in acknowledging data: each ACK it makes as data arrives leaves
+    /// after a log-normal delay of this median (and `ack_latency_p99`), never before an ACK
+    /// sent earlier. A Linux receiver sends the ACK of two segments only once the receiving
+    /// process has read them, and that process is not always running (docs/testbed.md
+    /// measures it). ACKs carrying SACK blocks (out-of-order data, a hole filled while data
+    /// above it is held) and the delayed-ACK timer's leave at once. Zero: none.
     ack_latency_median: Time, SettingKind::Time, Time::ZERO;
     /// The 99th percentile of the receiver's ACK latency (with `ack_latency_median`).
     ack_latency_p99: Time, SettingKind::Time, Time::ZERO;

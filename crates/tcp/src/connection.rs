@@ -230,9 +230,9 @@ pub struct Jitter {
     pub last_due: Vec<Time>,
 }
 
-/// The receivers' ACK latency of a connection: each ACK of in-order data waits a log-normal
-/// time (Linux's receiver acknowledges two segments once its reader has taken them), and per
-/// subflow no ACK leaves before the one sent before it.
+/// The receivers' ACK latency of a connection: each ACK made as data arrives and carrying no
+/// SACK block waits a log-normal time (Linux's receiver acknowledges two segments once its
+/// reader has taken them), and per subflow no ACK leaves before the one sent before it.
 #[derive(Debug)]
 pub struct AckLatency {
     /// The logarithm of the median in picoseconds.
@@ -263,8 +263,8 @@ impl AckLatency {
         }
     }
 
-    /// When subflow `r`'s ACK made at `now` leaves: after a draw if it acknowledges in-order
-    /// data (`waits`), at once otherwise, and not before the one before it.
+    /// When subflow `r`'s ACK made at `now` leaves: after a draw if it `waits`, at once
+    /// otherwise, and not before the one before it.
     #[inline]
     fn due(&mut self, r: usize, now: Time, waits: bool) -> Time {
         let wait = if waits {
