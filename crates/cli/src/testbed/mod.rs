@@ -88,6 +88,7 @@ fn plan(s: &Scenario) -> Result<Plan, String> {
         }
         total += spec.rate.as_bps().min(carried[i]);
     }
+    let total = total.min(total_bound(&links, &flows));
     if total > MAX_TOTAL_RATE.as_bps() {
         return no(
             "link",
@@ -149,6 +150,22 @@ fn carried_bounds(links: &[LinkSpec], flows: &[FlowSpec]) -> Vec<u64> {
         }
     }
     carried
+}
+
+/// An upper bound on the bits per second all links carry together, counted on every hop: a
+/// path carries no more than its slowest link, and the paths whose slowest link is the same
+/// link carry together no more than that link's rate, on at most as many hops as the longest
+/// of them. (Six fast access links feeding one 40 Mb/s bottleneck carry 80 Mb/s on two hops,
+/// not 40 Mb/s each.)
+fn total_bound(links: &[LinkSpec], flows: &[FlowSpec]) -> u64 {
+    let mut hops = vec![0u64; links.len()];
+    for path in flows.iter().flat_map(|f| f.paths.iter().chain(f.reverse_paths.iter().flatten())) {
+        if let Some(slowest) = path.iter().min_by_key(|l| (links[l.0 as usize].rate.as_bps(), l.0)) {
+            let h = &mut hops[slowest.0 as usize];
+            *h = (*h).max(path.len() as u64);
+        }
+    }
+    links.iter().zip(&hops).map(|(l, &h)| l.rate.as_bps().saturating_mul(h)).fold(0, u64::saturating_add)
 }
 
 /// `link` as the emulator runs a link that only delays: its propagation delay, at a rate that
@@ -737,4 +754,39 @@ fn wire(ns: &Namespaces, plan: &Plan, mtu: &str) -> Result<(), String> {
         ns.sysctl(Role::Router, key, if key.ends_with("forward") { "1" } else { "0" })?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(links: &str, flows: &str) -> Scenario {
+        topologies::load_text("testbed.toml", &format!("[sim]\nduration = \"10s\"\nmss = \"1500B\"\n{links}{flows}"), &[]).expect("valid")
+    }
+
+    fn link(name: &str, rate: &str) -> String {
+        format!("[[link]]\nname = \"{name}\"\nrate = \"{rate}\"\ndelay = \"5ms\"\nbuffer = \"100pkt\"\n")
+    }
+
+    fn flow(name: &str, path: &str) -> String {
+        format!("[[flow]]\nname = \"{name}\"\ncc = \"reno\"\npaths = [[{path}]]\n")
+    }
+
+    #[test]
+    fn fast_access_links_into_one_bottleneck_count_once_per_hop() {
+        // Six 1 Gb/s access links (delay alone) into one 40 Mb/s link: 80 Mb/s on two hops.
+        let links: String = (0..6).map(|i| link(&format!("a{i}"), "1Gbps")).chain([link("b", "40Mbps")]).collect();
+        let flows: String = (0..6).map(|i| flow(&format!("f{i}"), &format!("\"a{i}\", \"b\""))).collect();
+        let plan = plan(&scenario(&links, &flows)).expect("within the emulator's 200 Mb/s");
+        assert_eq!(plan.delay_only, vec![0, 1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn links_that_can_all_be_full_at_once_are_refused_above_the_total() {
+        // Three disjoint 80 Mb/s links, each with its flow: 240 Mb/s.
+        let links: String = (0..3).map(|i| link(&format!("l{i}"), "80Mbps")).collect();
+        let flows: String = (0..3).map(|i| flow(&format!("f{i}"), &format!("\"l{i}\""))).collect();
+        let Err(e) = plan(&scenario(&links, &flows)) else { panic!("240 Mb/s accepted") };
+        assert!(e.contains("the links carry up to 240 Mb/s together, above the 200 Mb/s"), "{e}");
+    }
 }
