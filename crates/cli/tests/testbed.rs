@@ -10,6 +10,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use polars::prelude::*;
+use topologies::metrics::jain_index;
 
 #[path = "../../capture/tests/integration/common.rs"]
 mod tshark;
@@ -555,12 +556,6 @@ const GRID: [Case; 17] = [
     Case::tcp(0, 10, 20, 1.0, 0.0).mptcp(2, 5, 0.02),
 ];
 
-/// Jain's fairness index of `xs`.
-fn jain(xs: &[f64]) -> f64 {
-    let sum: f64 = xs.iter().sum();
-    sum * sum / (xs.len() as f64 * xs.iter().map(|x| x * x).sum::<f64>())
-}
-
 /// What the grid compares of one run.
 struct Measures {
     /// Per flow, in order: its goodput.
@@ -653,7 +648,7 @@ impl Agreement {
         let goodputs = [0, 1].map(|side| (0..flows).map(|i| mean(side, &|r: &Measures| r.goodputs[i])).collect::<Vec<_>>());
         Agreement {
             name,
-            jain: [jain(&goodputs[0]), jain(&goodputs[1])],
+            jain: [jain_index(&goodputs[0]), jain_index(&goodputs[1])],
             goodputs,
             flow_gaps,
             aggregate: both(&aggregate),
