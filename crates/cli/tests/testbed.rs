@@ -67,6 +67,26 @@ fn can_run(test: &str) -> bool {
     ok
 }
 
+/// Whether the coupled laws can run here (the testbed, and clang, bpftool and libbpf's headers
+/// to build them); under CI they must.
+fn can_run_laws(test: &str) -> bool {
+    if !can_run(test) {
+        return false;
+    }
+    let ok = ["clang", "bpftool"].iter().all(|t| Command::new(t).arg("--version").output().is_ok())
+        && Path::new("/usr/include/bpf/bpf_helpers.h").exists();
+    if !ok {
+        assert!(std::env::var_os("CI").is_none(), "{test}: CI installs clang, bpftool and libbpf-dev");
+        eprintln!("SKIPPED {test}: the coupled laws need clang, bpftool and libbpf-dev");
+    }
+    ok
+}
+
+/// The kernel's congestion controls, as it lists them.
+fn congestion_controls() -> String {
+    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control").expect("the kernel lists its congestion controls")
+}
+
 /// This tool's namespaces made by process `pid`.
 fn namespaces_of(pid: u32) -> Vec<String> {
     let out = Command::new("ip").args(["netns", "list"]).output().expect("ip runs");
@@ -443,7 +463,8 @@ fn what_the_kernel_cannot_run_is_refused_naming_the_key() {
     let dir = scratch("refused");
     let file = scenario(&dir, "rate = \"10Mbps\"\ndelay = \"5ms\"\nbuffer = \"20pkt\"", "");
     for (sets, key) in [
-        (vec!["--set", "flow.tcp.cc=\"lia\""], "flow.tcp.cc"),
+        (vec!["--set", "flow.tcp.cc=\"semicoupled\""], "flow.tcp.cc"),
+        (vec!["--set", "flow.tcp.cc={ algorithm = \"balia\", integer_alpha = true }"], "flow.tcp.cc.integer_alpha"),
         (
             vec![
                 "--set",
@@ -599,6 +620,9 @@ struct Agreement {
     flow_gaps: Vec<(f64, f64)>,
     /// Testbed and simulation: Jain's index of the flows' mean goodputs.
     jain: [f64; 2],
+    /// The noise of the difference of the last flow's goodput over the others' mean, relative
+    /// (as for `per_flow`): the multipath flow's ratio to the TCPs, where it is last.
+    ratio_noise: f64,
     retransmissions: [f64; 2],
     timeouts: [f64; 2],
     srtt: [f64; 2],
@@ -646,7 +670,12 @@ impl Agreement {
         let per_flow = flow_gaps.iter().copied().fold((0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a });
         let aggregate = |r: &Measures| r.goodputs.iter().sum();
         let goodputs = [0, 1].map(|side| (0..flows).map(|i| mean(side, &|r: &Measures| r.goodputs[i])).collect::<Vec<_>>());
+        let last_over_others = |r: &Measures| {
+            let (last, others) = r.goodputs.split_last().expect("a flow");
+            if others.is_empty() { 1.0 } else { last / (others.iter().sum::<f64>() / others.len() as f64) }
+        };
         Agreement {
+            ratio_noise: compare(&last_over_others).1,
             name,
             jain: [jain_index(&goodputs[0]), jain_index(&goodputs[1])],
             goodputs,
@@ -881,6 +910,226 @@ fn sharing_grid() {
     println!("{}", Agreement::SHARING_HEADER);
     for case in &SHARING {
         println!("{}", Agreement::run(case.name(), case.text(40, 10), 3, &dir).sharing_row());
+    }
+    println!("\nwall time: {:.1} min", started.elapsed().as_secs_f64() / 60.0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One network of the coupled grid: a multipath flow running a coupled law as the kernel's
+/// BPF congestion control (`linux-6` with the same law simulated) beside TCPs, each subflow and
+/// each TCP on one bottleneck link.
+#[derive(Clone, Copy)]
+struct CoupledCase {
+    name: &'static str,
+    /// The links: rate (Mb/s), one-way delay (ms), buffer (packets), random loss.
+    links: &'static [(u32, u32, u32, f64)],
+    /// The multipath flow's subflows, each the index of its link.
+    subflows: &'static [usize],
+    /// The TCPs, each the index of its link.
+    tcps: &'static [usize],
+}
+
+impl CoupledCase {
+    /// The scenario with `law` on the multipath flow, which is the last flow.
+    fn text(&self, law: &str, duration: u32, warmup: u32) -> String {
+        let mut text =
+            format!("[sim]\nduration = \"{duration}s\"\nwarmup = \"{warmup}s\"\nmss = \"1500B\"\n\n[tcp]\nprofile = \"linux-6\"\n\n");
+        for (i, (rate, delay, buffer, loss)) in self.links.iter().enumerate() {
+            text += &format!(
+                "[[link]]\nname = \"l{i}\"\nrate = \"{rate}Mbps\"\ndelay = \"{delay}ms\"\nbuffer = \"{buffer}pkt\"\nloss = {loss}\n\n"
+            );
+        }
+        for (i, link) in self.tcps.iter().enumerate() {
+            text += &format!("[[flow]]\nname = \"tcp{i}\"\ncc = \"reno\"\npaths = [[\"l{link}\"]]\nstart = \"{}ms\"\n\n", 100 * i);
+        }
+        let paths: Vec<String> = self.subflows.iter().map(|l| format!("[\"l{l}\"]")).collect();
+        text + &format!("[[flow]]\nname = \"mp\"\ncc = \"{law}\"\npaths = [{}]\nstart = \"50ms\"\n", paths.join(", "))
+    }
+}
+
+/// The coupled grid of docs/testbed.md: a shared bottleneck beside a TCP, two disjoint paths
+/// each with a TCP, random loss on one of them, unequal round trips, three paths, and a
+/// shared bottleneck with a path of the flow's own.
+const COUPLED: [CoupledCase; 6] = [
+    CoupledCase { name: "shared-20Mbps", links: &[(20, 10, 50, 0.0)], subflows: &[0, 0], tcps: &[0] },
+    CoupledCase { name: "disjoint-10+10Mbps", links: &[(10, 10, 30, 0.0), (10, 10, 30, 0.0)], subflows: &[0, 1], tcps: &[0, 1] },
+    CoupledCase { name: "disjoint-loss1%-on-2nd", links: &[(10, 10, 30, 0.0), (10, 10, 30, 0.01)], subflows: &[0, 1], tcps: &[0, 1] },
+    CoupledCase { name: "disjoint-rtt20+80ms", links: &[(10, 5, 25, 0.0), (10, 35, 70, 0.0)], subflows: &[0, 1], tcps: &[0, 1] },
+    CoupledCase {
+        name: "three-paths-8Mbps",
+        links: &[(8, 10, 25, 0.0), (8, 10, 25, 0.0), (8, 10, 25, 0.0)],
+        subflows: &[0, 1, 2],
+        tcps: &[0, 1, 2],
+    },
+    CoupledCase { name: "shared-20Mbps+own-10Mbps", links: &[(20, 10, 50, 0.0), (10, 20, 40, 0.0)], subflows: &[0, 1], tcps: &[0] },
+];
+
+/// The multipath flow's goodput over the TCPs' mean, on each side, and the noise of their
+/// difference (as [`Agreement`] computes a flow's).
+fn multipath_ratio(a: &Agreement) -> ([f64; 2], f64) {
+    let ratio = |g: &Vec<f64>| g[g.len() - 1] / (g[..g.len() - 1].iter().sum::<f64>() / (g.len() - 1) as f64);
+    ([ratio(&a.goodputs[0]), ratio(&a.goodputs[1])], a.ratio_noise)
+}
+
+impl Agreement {
+    const COUPLED_HEADER: &str = "| law | case | multipath / TCP, testbed / simulation (± noise) | aggregate, testbed / simulation, Mb/s (± noise) | goodput per flow, testbed / simulation, Mb/s | targets missed |\n|---|---|---|---|---|---|";
+
+    /// The coupled grid's targets: the multipath flow's ratio to the TCPs within 10 % and the
+    /// aggregate within 5 %, each beyond the noise.
+    fn coupled_misses(&self) -> Vec<&'static str> {
+        let ([t, s], noise) = multipath_ratio(self);
+        let mut misses = Vec::new();
+        if (t / s - 1.0).abs() > 0.10 + noise {
+            misses.push("ratio");
+        }
+        if Self::relative(self.aggregate).abs() > 0.05 + self.aggregate_noise {
+            misses.push("aggregate");
+        }
+        misses
+    }
+
+    fn coupled_row(&self, law: &str, case: &str) -> String {
+        let ([t, s], noise) = multipath_ratio(self);
+        let flows: Vec<String> =
+            self.goodputs[0].iter().zip(&self.goodputs[1]).map(|(t, s)| format!("{:.2} / {:.2}", t / 1e6, s / 1e6)).collect();
+        let misses = self.coupled_misses();
+        format!(
+            "| {law} | {case} | {t:.2} / {s:.2} ({:+.1} % ± {:.1} %) | {:.2} / {:.2} ({:+.1} % ± {:.1} %) | {} | {} |",
+            100.0 * (t / s - 1.0),
+            100.0 * noise,
+            self.aggregate[0] / 1e6,
+            self.aggregate[1] / 1e6,
+            100.0 * Self::relative(self.aggregate),
+            100.0 * self.aggregate_noise,
+            flows.join(", "),
+            if misses.is_empty() { "none".to_string() } else { misses.join(", ") }
+        )
+    }
+}
+
+/// LIA in the kernel, as CI can afford it (40 s of real time): a two-path connection whose
+/// subflows share a 20 Mb/s drop-tail bottleneck with a TCP, run twice with LIA and once with
+/// the kernel's uncoupled Reno, at once. Coupled, the connection takes at most 1.3 times the
+/// TCP's goodput (as one TCP would, plus what halving one subflow's window at a time gives);
+/// uncoupled, more than that. Afterwards the kernel lists the congestion controls it listed
+/// before.
+#[test]
+fn lia_in_the_kernel_couples_the_subflows_and_leaves_nothing_registered() {
+    if !can_run_laws("lia_in_the_kernel_couples_the_subflows_and_leaves_nothing_registered") {
+        return;
+    }
+    let _beside = ALONE.read().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("lia");
+    let before = congestion_controls();
+    let case = &COUPLED[0];
+    let runs = std::thread::scope(|scope| {
+        let dir = &dir;
+        [("lia", 1), ("lia", 2), ("uncoupled", 1)]
+            .map(|(law, run)| {
+                scope.spawn(move || {
+                    let file = dir.join(format!("{law}-{run}.toml"));
+                    std::fs::write(&file, case.text(law, 30, 10)).unwrap();
+                    let out = dir.join(format!("{law}-{run}"));
+                    let (o, pid) = testbed(&[file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+                    assert!(o.status.success(), "{law}: {}", stderr(&o));
+                    let g: Vec<f64> = table(&out, "flows").column("goodput_bps").unwrap().f64().unwrap().into_no_null_iter().collect();
+                    (law, pid, g[1] / g[0], g[0] + g[1])
+                })
+            })
+            .map(|run| run.join().expect("a run"))
+    });
+    for (law, pid, ratio, total) in runs {
+        println!("{law}: multipath / TCP {ratio:.2}, {:.2} Mb/s in all", total / 1e6);
+        assert!(total > 0.95 * 20e6, "{law}: the two flows fill the link ({total})");
+        assert!(!congestion_controls().contains(&format!("eq{law}{pid}")), "{law}: unregistered");
+    }
+    let (lia, uncoupled) = (runs[0].2.max(runs[1].2), runs[2].2);
+    assert!(lia <= 1.3, "LIA takes at most 1.3 times the TCP's goodput: {lia:.2}");
+    assert!(uncoupled > lia, "uncoupled ({uncoupled:.2}) takes more than LIA ({lia:.2})");
+    assert_eq!(congestion_controls(), before, "the kernel's congestion controls are as they were");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A run's laws are unregistered when it is stopped; a run killed with SIGKILL leaves them
+/// registered, and the next run, whatever its flows, unregisters them.
+#[test]
+fn a_killed_runs_laws_are_unregistered_by_the_next_run() {
+    if !can_run_laws("a_killed_runs_laws_are_unregistered_by_the_next_run") {
+        return;
+    }
+    let _alone = ALONE.write().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("kill-laws");
+    let file = scenario(&dir, "rate = \"10Mbps\"\ndelay = \"5ms\"\nbuffer = \"20pkt\"", "");
+    let before = congestion_controls();
+    let out = dir.join("out");
+    let spawn = || {
+        let args = ["testbed", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--overwrite", "--quiet"];
+        Command::new(env!("CARGO_BIN_EXE_equipoise"))
+            .args(args)
+            .args(["--set", "sim.duration=60s", "--set", "flow.tcp.cc=\"olia\""])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // The laws are registered before the namespaces are made.
+    let wait_for_namespaces = |pid: u32| {
+        let started = Instant::now();
+        while namespaces_of(pid).len() < 3 {
+            assert!(started.elapsed() < Duration::from_secs(60), "the run made its namespaces");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let child = spawn();
+    let pid = child.id();
+    wait_for_namespaces(pid);
+    assert!(congestion_controls().contains(&format!("eqolia{pid}")), "registered: {}", congestion_controls());
+    Command::new("kill").args(["-TERM", &pid.to_string()]).status().unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(stderr(&o).contains("stopped"), "{}", stderr(&o));
+    assert_eq!(congestion_controls(), before, "SIGTERM: unregistered");
+    let mut child = spawn();
+    let pid = child.id();
+    wait_for_namespaces(pid);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(congestion_controls().contains(&format!("eqolia{pid}")), "SIGKILL leaves it registered");
+    let next = equipoise(&[
+        "testbed",
+        file.to_str().unwrap(),
+        "--out",
+        dir.join("next").to_str().unwrap(),
+        "--set",
+        "sim.duration=3s",
+        "--set",
+        "sim.warmup=1s",
+        "--quiet",
+    ]);
+    assert!(next.status.success(), "{}", stderr(&next));
+    assert_eq!(congestion_controls(), before, "the next run (of the kernel's Reno) unregistered the killed run's law");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The coupled grid of docs/testbed.md: each law on each case three times on the testbed and
+/// as a simulation with `linux-6` (seeds 1-3, at once), 40 s each from 10 s. Prints the
+/// table; `scripts/agreement-grid coupled` runs it and writes the table into the page.
+#[test]
+#[ignore]
+fn coupled_grid() {
+    if !can_run_laws("coupled_grid") {
+        return;
+    }
+    let _beside = ALONE.read().unwrap_or_else(|e| e.into_inner());
+    let started = Instant::now();
+    let dir = scratch("coupled-grid");
+    let laws: Vec<String> =
+        std::env::var("EQUIPOISE_GRID_LAWS").unwrap_or_else(|_| "lia,olia,balia".into()).split(',').map(String::from).collect();
+    println!("{}", Agreement::COUPLED_HEADER);
+    for law in &laws {
+        for case in &COUPLED {
+            let name = format!("{law}-{}", case.name);
+            println!("{}", Agreement::run(name, case.text(law, 40, 10), 3, &dir).coupled_row(law, case.name));
+        }
     }
     println!("\nwall time: {:.1} min", started.elapsed().as_secs_f64() / 60.0);
     let _ = std::fs::remove_dir_all(&dir);

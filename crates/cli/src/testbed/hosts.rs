@@ -41,7 +41,12 @@ pub struct HostFlow {
     pub bytes: Option<u64>,
     /// The payload of a full segment, bytes, where the socket does not say its own.
     pub segment: u64,
+    /// The kernel's congestion control it runs (`TCP_CONGESTION`).
+    pub congestion: String,
 }
+
+/// The kernel's Reno, every flow's congestion control but those of the coupled laws.
+pub const RENO: &str = "reno";
 
 /// What a receiver counted: application bytes in order, and when the last of a finite
 /// transfer arrived.
@@ -165,10 +170,10 @@ fn send(ns: &Entry, flow: &HostFlow, t0: Instant, end: Duration, stop: &AtomicBo
     let name = flow.flow;
     let socket = socket(flow.subflows > 1).map_err(|e| format!("flow {name}: socket: {e}"))?;
     let paced = pacing();
-    let first = if paced { b"bbr".as_slice() } else { b"reno".as_slice() };
+    let first = if paced { "bbr" } else { flow.congestion.as_str() };
     socket
-        .set_tcp_congestion(first)
-        .map_err(|e| format!("flow {name}: the kernel's {} is unavailable (TCP_CONGESTION): {e}", String::from_utf8_lossy(first)))?;
+        .set_tcp_congestion(first.as_bytes())
+        .map_err(|e| format!("flow {name}: the kernel's {first} is unavailable (TCP_CONGESTION): {e}"))?;
     let from = SocketAddr::V4(SocketAddrV4::new(addresses::sender(flow.subflow), 0));
     socket.bind(&from.into()).map_err(|e| format!("flow {name}: bind {from}: {e}"))?;
     let to = SocketAddr::V4(SocketAddrV4::new(addresses::receiver(flow.flow), PORT));
@@ -178,8 +183,9 @@ fn send(ns: &Entry, flow: &HostFlow, t0: Instant, end: Duration, stop: &AtomicBo
         return if t0.elapsed() >= end { Ok(()) } else { Err(format!("flow {name}: connect to {to}: {e}")) };
     }
     if paced {
-        // BBR's start asked the kernel to pace the connection; Reno keeps that.
-        socket.set_tcp_congestion(b"reno").map_err(|e| format!("flow {name}: back to reno (TCP_CONGESTION): {e}"))?;
+        // BBR's start asked the kernel to pace the connection; the flow's own law keeps that.
+        let law = &flow.congestion;
+        socket.set_tcp_congestion(law.as_bytes()).map_err(|e| format!("flow {name}: back to {law} (TCP_CONGESTION): {e}"))?;
     }
     socket.set_write_timeout(Some(WRITE_WAIT)).map_err(|e| e.to_string())?;
     let until = flow.stop.unwrap_or(end).min(end);

@@ -9,6 +9,7 @@ mod addresses;
 mod diag;
 mod emulator;
 mod hosts;
+mod laws;
 mod netns;
 
 use std::path::{Path, PathBuf};
@@ -47,6 +48,9 @@ struct Plan {
     /// [`delay_only`]), by position.
     delay_only: Vec<usize>,
     flows: Vec<FlowSpec>,
+    /// Per flow, the coupled law it runs as a BPF congestion control (`None`: the kernel's
+    /// Reno).
+    laws: Vec<Option<laws::KernelLaw>>,
     /// Per global subflow: its path and its ACKs' path, as link positions.
     paths: Vec<Vec<usize>>,
     reverse: Vec<Option<Vec<usize>>>,
@@ -100,20 +104,28 @@ fn plan(s: &Scenario) -> Result<Plan, String> {
         );
     }
     let emulated = links.iter().enumerate().map(|(i, l)| if delay_only.contains(&i) { as_delay(l) } else { l.clone() }).collect();
-    let (mut paths, mut reverse) = (Vec::new(), Vec::new());
+    let (mut paths, mut reverse, mut laws) = (Vec::new(), Vec::new(), Vec::new());
     for (spec, model) in flows.iter().zip(&s.flows) {
         if spec.paths.len() > MAX_SUBFLOWS {
             return no(&format!("{}.paths", model.key), &format!("the kernel's MPTCP opens at most {MAX_SUBFLOWS} subflows"));
         }
-        if !matches!(model.cc.algorithm.as_str(), "reno" | "uncoupled") {
+        let law = laws::KernelLaw::named(&model.cc.algorithm);
+        if law.is_none() && !matches!(model.cc.algorithm.as_str(), "reno" | "uncoupled") {
             return no(
                 &format!("{}.cc", model.key),
                 &format!(
-                    "the kernel runs its own Reno on every (sub)flow, the simulator's `reno` or `uncoupled`; `{}` is a law of the simulator",
+                    "the testbed runs the kernel's Reno on every (sub)flow (`reno`, `uncoupled`) or the coupled laws `lia`, `olia` and `balia` as BPF congestion controls; `{}` is a law of the simulator",
                     model.cc.algorithm
                 ),
             );
         }
+        if let Some(param) = model.cc.params.keys().next() {
+            return no(
+                &format!("{}.cc.{param}", model.key),
+                "the testbed's laws are the papers' forms, without parameters (the simulator's defaults)",
+            );
+        }
+        laws.push(law);
         if spec.tcp.jitter > Time::ZERO {
             return no("tcp.jitter", &format!("(of {}) the send jitter is the simulator's; the kernel sends when it sends", model.key));
         }
@@ -129,7 +141,7 @@ fn plan(s: &Scenario) -> Result<Plan, String> {
         return no("flow", &format!("the testbed addresses at most {} flows", addresses::MAX_HOSTS));
     }
     let captures = plan_captures(s, &links, &flows, &paths, &reverse)?;
-    Ok(Plan { links, emulated, delay_only, flows, paths, reverse, captures })
+    Ok(Plan { links, emulated, delay_only, flows, laws, paths, reverse, captures })
 }
 
 /// The rate emulating a link as delay alone: a picosecond a byte, so that its busy time in
@@ -270,6 +282,9 @@ pub fn testbed(
     scenario.captures.extend(crate::captures::parse(capture)?);
     let plan = plan(&scenario)?;
     netns::check_privileges()?;
+    if plan.laws.iter().any(Option::is_some) {
+        laws::check_tools()?;
+    }
     let dir = out.unwrap_or_else(|| crate::suffixed(crate::default_out(file), "-testbed"));
     let captures = plan.captures.iter().map(|c| c.name.as_str());
     let target = crate::output::prepare(&dir, overwrite, &crate::tables::planned_files(&crate::tables::RUN_TABLES, captures))?;
@@ -303,6 +318,9 @@ pub fn testbed(
         format!("median {:.6}, 99th percentile {:.6}, largest {:.6}", run.lag_s[0], run.lag_s[1], run.lag_s[2]),
     ));
     provenance.notes.push(("testbed.strays".into(), run.strays.to_string()));
+    if let Some(note) = &run.laws {
+        provenance.notes.push(("testbed.laws".into(), note.clone()));
+    }
     let delay_only = delay_only_note(&plan);
     if let Some(note) = &delay_only {
         provenance.notes.push(("testbed.delay_only".into(), note.clone()));
@@ -388,6 +406,8 @@ struct TestbedRun {
     /// Whether the kernel counted every socket's retransmission timeouts.
     timeouts_measured: bool,
     interrupted: bool,
+    /// What the metadata says of the coupled laws the run registered, if any.
+    laws: Option<String>,
     /// The captures' files: name, bytes, packets.
     captures: Vec<(String, Vec<u8>, u64)>,
 }
@@ -395,17 +415,34 @@ struct TestbedRun {
 /// Sets up the namespaces, runs the flows and the links for the scenario's duration, and takes
 /// everything down again (also on error).
 fn run(s: &Scenario, plan: &Plan, stop: &Arc<AtomicBool>, quiet: bool) -> Result<TestbedRun, String> {
+    let wanted: Vec<laws::KernelLaw> = plan.laws.iter().flatten().copied().collect();
+    let registered = laws::register(&wanted)?;
+    let congestion: Vec<String> =
+        plan.laws.iter().map(|law| law.and_then(|l| registered.name_of(l)).unwrap_or(hosts::RENO).to_string()).collect();
     let multipath: Vec<usize> = (0..plan.flows.len()).filter(|&f| plan.flows[f].paths.len() > 1).collect();
     let ns = Namespaces::create(&multipath)?;
-    let result = run_in(s, plan, &ns, stop, quiet);
+    let result = run_in(s, plan, &ns, &congestion, stop, quiet);
     // Every thread sees the end; the namespaces are removed here, by this thread, as `ns`
-    // goes (the threads hold only their names).
+    // goes (the threads hold only their names), and then the laws, which no socket uses any
+    // more.
     stop.store(true, Ordering::Relaxed);
     drop(ns);
-    result
+    let note = (!wanted.is_empty()).then(|| registered.note());
+    drop(registered);
+    result.map(|mut run| {
+        run.laws = note;
+        run
+    })
 }
 
-fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, quiet: bool) -> Result<TestbedRun, String> {
+fn run_in(
+    s: &Scenario,
+    plan: &Plan,
+    ns: &Namespaces,
+    congestion: &[String],
+    stop: &Arc<AtomicBool>,
+    quiet: bool,
+) -> Result<TestbedRun, String> {
     let mss = s.sim.mss.to_string();
     wire(ns, plan, &mss)?;
     // The emulator's thread makes the TUN device in the router's namespace and waits for the
@@ -491,6 +528,7 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
             // The simulator's segments, each carrying the kernel's payload of a full segment.
             bytes: segments.map(|n| n * (s.sim.mss as u64 - HEADERS)),
             segment: s.sim.mss as u64 - HEADERS,
+            congestion: congestion[f].clone(),
         };
         first += spec.paths.len();
         hosts::start_sender(&ns.entry(sender_of(f)), flow.clone(), t0, end, stop.clone(), errors.clone())?;
@@ -614,7 +652,11 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
         }
         output.flows.push(FlowRecord {
             flow: name,
-            algorithm: if flow.subflows == 1 { "reno" } else { "uncoupled" },
+            algorithm: match plan.laws[f] {
+                Some(law) => law.name(),
+                None if flow.subflows == 1 => "reno",
+                None => "uncoupled",
+            },
             subflows: flow.subflows as u32,
             start_s: spec.start.as_secs_f64(),
             goodput_bps: goodput,
@@ -648,7 +690,7 @@ fn run_in(s: &Scenario, plan: &Plan, ns: &Namespaces, stop: &Arc<AtomicBool>, qu
             Ok((planned.name.clone(), bytes, packets))
         })
         .collect::<Result<Vec<_>, String>>()?;
-    Ok(TestbedRun { output, lag_s: report.lag_s, strays: report.strays, real_time, timeouts_measured, interrupted, captures })
+    Ok(TestbedRun { output, lag_s: report.lag_s, strays: report.strays, real_time, timeouts_measured, interrupted, laws: None, captures })
 }
 
 /// The environment variable naming a shell command run once the namespaces, devices and
