@@ -752,13 +752,21 @@ fn agreement_grid() {
     if !can_run("agreement_grid") {
         return;
     }
+    print_grid("grid", Agreement::HEADER, |dir, row| {
+        for case in &GRID {
+            row(Agreement::run(case.name(), case.text(20, 5), 3, dir).row());
+        }
+    });
+}
+
+/// Prints a grid of docs/testbed.md: its header, each row as `row` makes it (in a scratch
+/// folder named `name`, removed after), and the wall time they took.
+fn print_grid(name: &str, header: &str, rows: impl FnOnce(&Path, &dyn Fn(String))) {
     let _beside = ALONE.read().unwrap_or_else(|e| e.into_inner());
     let started = Instant::now();
-    let dir = scratch("grid");
-    println!("{}", Agreement::HEADER);
-    for case in &GRID {
-        println!("{}", Agreement::run(case.name(), case.text(20, 5), 3, &dir).row());
-    }
+    let dir = scratch(name);
+    println!("{header}");
+    rows(&dir, &|row| println!("{row}"));
     println!("\nwall time: {:.1} min", started.elapsed().as_secs_f64() / 60.0);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -836,7 +844,19 @@ const SHARING: [Sharing; 9] = [
     Sharing { rate: 20, buffer: 60, red: Some((10, 30)), rtts: &[30], multipath: Some((60, 30)) },
 ];
 
+/// A row's list of missed targets.
+fn misses_cell(misses: &[impl AsRef<str>]) -> String {
+    if misses.is_empty() { "none".to_string() } else { misses.iter().map(AsRef::as_ref).collect::<Vec<_>>().join(", ") }
+}
+
 impl Agreement {
+    /// Each flow's mean goodput, testbed / simulation, Mb/s.
+    fn goodputs_cell(&self) -> String {
+        let flows: Vec<String> =
+            self.goodputs[0].iter().zip(&self.goodputs[1]).map(|(t, s)| format!("{:.2} / {:.2}", t / 1e6, s / 1e6)).collect();
+        flows.join(", ")
+    }
+
     const SHARING_HEADER: &str = "| case | goodput per flow, testbed / simulation, Mb/s | largest per-flow difference (± noise) | Jain's index, testbed / simulation | retransmissions, testbed / simulation | targets missed |\n|---|---|---|---|---|---|";
 
     /// The sharing grid's targets: every flow within 10 % beyond the noise, Jain's index
@@ -851,19 +871,17 @@ impl Agreement {
     }
 
     fn sharing_row(&self) -> String {
-        let flows: Vec<String> =
-            self.goodputs[0].iter().zip(&self.goodputs[1]).map(|(t, s)| format!("{:.2} / {:.2}", t / 1e6, s / 1e6)).collect();
         let misses = self.sharing_misses();
         let [rt, rs] = self.retransmissions;
         format!(
             "| {} | {} | {:.1} % (± {:.1} %) | {:.3} / {:.3} | {rt:.0} / {rs:.0} | {} |",
             self.name,
-            flows.join(", "),
+            self.goodputs_cell(),
             100.0 * self.per_flow.0,
             100.0 * self.per_flow.1,
             self.jain[0],
             self.jain[1],
-            if misses.is_empty() { "none".to_string() } else { misses.join(", ") }
+            misses_cell(&misses)
         )
     }
 }
@@ -904,15 +922,11 @@ fn sharing_grid() {
     if !can_run("sharing_grid") {
         return;
     }
-    let _beside = ALONE.read().unwrap_or_else(|e| e.into_inner());
-    let started = Instant::now();
-    let dir = scratch("sharing-grid");
-    println!("{}", Agreement::SHARING_HEADER);
-    for case in &SHARING {
-        println!("{}", Agreement::run(case.name(), case.text(40, 10), 3, &dir).sharing_row());
-    }
-    println!("\nwall time: {:.1} min", started.elapsed().as_secs_f64() / 60.0);
-    let _ = std::fs::remove_dir_all(&dir);
+    print_grid("sharing-grid", Agreement::SHARING_HEADER, |dir, row| {
+        for case in &SHARING {
+            row(Agreement::run(case.name(), case.text(40, 10), 3, dir).sharing_row());
+        }
+    });
 }
 
 /// One network of the coupled grid: a multipath flow running a coupled law as the kernel's
@@ -990,8 +1004,6 @@ impl Agreement {
 
     fn coupled_row(&self, law: &str, case: &str) -> String {
         let ([t, s], noise) = multipath_ratio(self);
-        let flows: Vec<String> =
-            self.goodputs[0].iter().zip(&self.goodputs[1]).map(|(t, s)| format!("{:.2} / {:.2}", t / 1e6, s / 1e6)).collect();
         let misses = self.coupled_misses();
         format!(
             "| {law} | {case} | {t:.2} / {s:.2} ({:+.1} % ± {:.1} %) | {:.2} / {:.2} ({:+.1} % ± {:.1} %) | {} | {} |",
@@ -1001,8 +1013,8 @@ impl Agreement {
             self.aggregate[1] / 1e6,
             100.0 * Self::relative(self.aggregate),
             100.0 * self.aggregate_noise,
-            flows.join(", "),
-            if misses.is_empty() { "none".to_string() } else { misses.join(", ") }
+            self.goodputs_cell(),
+            misses_cell(&misses)
         )
     }
 }
@@ -1119,18 +1131,14 @@ fn coupled_grid() {
     if !can_run_laws("coupled_grid") {
         return;
     }
-    let _beside = ALONE.read().unwrap_or_else(|e| e.into_inner());
-    let started = Instant::now();
-    let dir = scratch("coupled-grid");
     let laws: Vec<String> =
         std::env::var("EQUIPOISE_GRID_LAWS").unwrap_or_else(|_| "lia,olia,balia".into()).split(',').map(String::from).collect();
-    println!("{}", Agreement::COUPLED_HEADER);
-    for law in &laws {
-        for case in &COUPLED {
-            let name = format!("{law}-{}", case.name);
-            println!("{}", Agreement::run(name, case.text(law, 40, 10), 3, &dir).coupled_row(law, case.name));
+    print_grid("coupled-grid", Agreement::COUPLED_HEADER, |dir, row| {
+        for law in &laws {
+            for case in &COUPLED {
+                let name = format!("{law}-{}", case.name);
+                row(Agreement::run(name, case.text(law, 40, 10), 3, dir).coupled_row(law, case.name));
+            }
         }
-    }
-    println!("\nwall time: {:.1} min", started.elapsed().as_secs_f64() / 60.0);
-    let _ = std::fs::remove_dir_all(&dir);
+    });
 }
