@@ -46,7 +46,7 @@ pub fn read_table(dir: &Path, table: &str) -> Result<DataFrame, String> {
 /// The frame of a Parquet file that may be damaged. polars panics on some damaged footers
 /// (a Thrift field of the wrong type): such a panic is this file's error, not the process's,
 /// and is not printed.
-fn read_parquet(file: File) -> Result<DataFrame, String> {
+pub fn read_parquet(file: File) -> Result<DataFrame, String> {
     use std::cell::Cell;
     thread_local! {
         static READING: Cell<bool> = const { Cell::new(false) };

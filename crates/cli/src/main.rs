@@ -175,9 +175,11 @@ enum Command {
         /// The dataset directory of a sweep.
         dir: PathBuf,
     },
-    /// Line plot of a metric against a swept key, with 95% confidence bands (SVG).
+    /// Line plot of a metric against a swept key, with 95% confidence bands (SVG); or a run's
+    /// time series (`--x time_s --y timeseries.COLUMN`), a line per subflow.
     Plot {
-        /// The dataset directory of a sweep.
+        /// The dataset directory of a sweep, or a run's directory (`run`, `testbed`) for its
+        /// time series.
         dir: PathBuf,
         /// Swept key on the x axis.
         #[arg(long)]

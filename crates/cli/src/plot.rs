@@ -1,6 +1,8 @@
 //! `equipoise plot DIR --x KEY --y TABLE.COLUMN [--by KEY]`: a line per series with its 95 %
 //! confidence band across replicates, drawn twice from the same code: SVG for papers, PNG
-//! (with a compiled-in font, so no system font or converter is needed) for quick looks.
+//! (with a compiled-in font, so no system font or converter is needed) for quick looks. With a
+//! run's directory (of `run` or `testbed`), `--x time_s --y timeseries.COLUMN` draws its time
+//! series instead: a line per subflow.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -11,7 +13,7 @@ use plotters::prelude::*;
 
 use polars::prelude::DataFrame;
 
-use crate::dataset::{column_unit, mean_ci, numbers, read_table, texts};
+use crate::dataset::{column_unit, mean_ci, numbers, read_parquet, read_table, texts};
 use crate::formula::Formula;
 use crate::output;
 
@@ -197,8 +199,65 @@ fn band(ys: &[f64], floor: f64, ceiling: f64) -> (usize, (f64, f64, f64)) {
     (n, (mean, (mean - half).max(floor), (mean + half).min(ceiling)))
 }
 
-/// The series to draw, and the fewest replicates behind any of their points.
+/// Whether `dir` is one run's directory (its tables as files) rather than a sweep's dataset.
+fn is_run(dir: &Path) -> bool {
+    dir.join("flows.parquet").is_file()
+}
+
+/// A run's time series: one line per subflow (`flow` for a single-path flow, `flow.r` for
+/// subflow r of a multipath one), each point a sample.
+fn run_series(args: &PlotArgs) -> Result<BTreeMap<String, Series>, String> {
+    let column = match args.y.split_once('.') {
+        Some(("timeseries", column)) => column,
+        _ => {
+            return Err(format!(
+                "--y {}: a run's directory plots its time series: --y timeseries.COLUMN, such as timeseries.cwnd_pkts",
+                args.y
+            ));
+        }
+    };
+    if args.x != "time_s" {
+        return Err(format!("--x {}: a run's time series is plotted against time: --x time_s", args.x));
+    }
+    if let Some(option) = [(args.by.is_some(), "--by"), (!args.at.is_empty(), "--at"), (args.theory.is_some(), "--theory")]
+        .into_iter()
+        .find_map(|(given, option)| given.then_some(option))
+    {
+        return Err(format!("{option}: not for a run's time series (a sweep's dataset has the points it selects)"));
+    }
+    let path = args.dir.join("timeseries.parquet");
+    if !path.is_file() {
+        return Err(format!("{}: this run has no time series (run it with sim.sample_interval set)", args.dir.display()));
+    }
+    let file = std::fs::File::open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    let df = read_parquet(file).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let y = numbers(&df, column).ok_or_else(|| format!("--y {}: timeseries has no numeric column \"{column}\"", args.y))?;
+    let (time, flows, subflows) = match (numbers(&df, "time_s"), texts(&df, "flow"), numbers(&df, "subflow")) {
+        (Some(t), Some(f), Some(r)) => (t, f, r),
+        _ => return Err(format!("{}: not a time series of equipoise (time_s, flow, subflow)", path.display())),
+    };
+    let multipath: std::collections::BTreeSet<&str> =
+        flows.iter().zip(&subflows).filter(|(_, r)| **r > 0.0).map(|(f, _)| f.as_str()).collect();
+    let mut data: BTreeMap<String, Series> = BTreeMap::new();
+    for i in 0..df.height() {
+        if args.filter.as_ref().is_some_and(|f| !flows[i].starts_with(f.as_str())) || !y[i].is_finite() {
+            continue;
+        }
+        let name = if multipath.contains(flows[i].as_str()) { format!("{}.{}", flows[i], subflows[i]) } else { flows[i].clone() };
+        data.entry(name).or_default().insert((time[i] * 1e6).round() as i64, (y[i], y[i], y[i]));
+    }
+    if data.is_empty() {
+        return Err("nothing to plot: no rows match".into());
+    }
+    Ok(data)
+}
+
+/// The series to draw, and the fewest replicates behind any of their points (none for a run's
+/// time series, whose points are samples).
 fn series(args: &PlotArgs) -> Result<(BTreeMap<String, Series>, usize), String> {
+    if is_run(&args.dir) {
+        return Ok((run_series(args)?, usize::MAX));
+    }
     let (table, column) =
         args.y.split_once('.').ok_or_else(|| format!("--y {}: expected TABLE.COLUMN, such as flows.goodput_bps", args.y))?;
     let grouped = per_run(args, &read_table(&args.dir, table)?, table, column)?;
@@ -265,7 +324,7 @@ fn outputs(args: &PlotArgs) -> Result<(PathBuf, PathBuf), String> {
 /// Draws the plot; returns the files written (SVG, then PNG).
 pub fn plot(args: &PlotArgs) -> Result<Vec<PathBuf>, String> {
     let (data, fewest) = series(args)?;
-    let fluid = fluid_series(args)?;
+    let fluid = if is_run(&args.dir) { BTreeMap::new() } else { fluid_series(args)? };
     let (svg_path, png_path) = outputs(args)?;
     output::check_file(&svg_path, SIGNATURE, args.overwrite)?;
     output::check_file(&png_path, SIGNATURE, args.overwrite)?;
@@ -353,7 +412,9 @@ impl Figure<'_> {
         // The legend has a column of its own, so it never covers data.
         let (plot_area, legend_area) = root.split_horizontally(760);
         let (_, column) = args.y.split_once('.').unwrap_or(("", &args.y));
+        let time_series = is_run(&args.dir);
         let mut title = match &args.filter {
+            _ if time_series => format!("{} over time ({})", label(column), args.dir.file_name().unwrap_or_default().to_string_lossy()),
             Some(f) => format!("{} ({}, {} over {f}*)", label(column), args.y, args.aggregate.name()),
             None => format!("{} ({}, {} per run)", label(column), args.y, args.aggregate.name()),
         };
@@ -367,10 +428,10 @@ impl Figure<'_> {
             .y_label_area_size(80)
             .build_cartesian_2d(xr.0..xr.1, yr.0..yr.1)?;
         // A key whose levels are all whole numbers gets whole-number ticks.
-        let integral = data.values().flat_map(|s| s.keys()).all(|xk| xk % 1_000_000 == 0);
+        let integral = !time_series && data.values().flat_map(|s| s.keys()).all(|xk| xk % 1_000_000 == 0);
         let span = (xr.1 - xr.0).round() as usize;
         let mut mesh = chart.configure_mesh();
-        mesh.x_desc(args.x.clone()).y_desc(label(column)).y_label_formatter(&|v| compact(*v));
+        mesh.x_desc(if time_series { label(&args.x) } else { args.x.clone() }).y_desc(label(column)).y_label_formatter(&|v| compact(*v));
         let whole = |v: &f64| if (v - v.round()).abs() < 1e-9 { format!("{}", v.round() as i64) } else { String::new() };
         if integral && span <= 20 {
             mesh.x_labels(span + 1).x_label_formatter(&whole);
@@ -388,9 +449,11 @@ impl Figure<'_> {
             let xs: Vec<(f64, f64, f64, f64)> = points.iter().map(|(xk, (m, lo, hi))| (*xk as f64 / 1e6, *m, *lo, *hi)).collect();
             let band: Vec<(f64, f64)> = xs.iter().map(|p| (p.0, p.3)).chain(xs.iter().rev().map(|p| (p.0, p.2))).collect();
             chart.draw_series(std::iter::once(Polygon::new(band, color.mix(0.2).filled())))?;
-            let legend = if args.by.is_some() { fit(name, 24) } else { "mean, 95% CI".to_string() };
-            chart.draw_series(LineSeries::new(xs.iter().map(|p| (p.0, p.1)), color.stroke_width(2)))?;
-            chart.draw_series(xs.iter().map(|p| Circle::new((p.0, p.1), 3, color.filled())))?;
+            let legend = if args.by.is_some() || time_series { fit(name, 24) } else { "mean, 95% CI".to_string() };
+            chart.draw_series(LineSeries::new(xs.iter().map(|p| (p.0, p.1)), color.stroke_width(if time_series { 1 } else { 2 })))?;
+            if !time_series {
+                chart.draw_series(xs.iter().map(|p| Circle::new((p.0, p.1), 3, color.filled())))?;
+            }
             if let Some(curve) = fluid.get(name) {
                 chart.draw_series(DashedLineSeries::new(curve.iter().copied(), 4, 4, color.stroke_width(2)))?;
             }

@@ -1123,7 +1123,8 @@ fn a_killed_runs_laws_are_unregistered_by_the_next_run() {
 }
 
 /// The coupled grid of docs/testbed.md: each law on each case three times on the testbed and
-/// as a simulation with `linux-6` (seeds 1-3, at once), 40 s each from 10 s. Prints the
+/// as a simulation with `linux-6` (seeds 1-3, at once), 40 s each from 10 s; the kernel's
+/// uncoupled Reno first, as the control. Prints the
 /// table; `scripts/agreement-grid coupled` runs it and writes the table into the page.
 #[test]
 #[ignore]
@@ -1132,7 +1133,7 @@ fn coupled_grid() {
         return;
     }
     let laws: Vec<String> =
-        std::env::var("EQUIPOISE_GRID_LAWS").unwrap_or_else(|_| "lia,olia,balia".into()).split(',').map(String::from).collect();
+        std::env::var("EQUIPOISE_GRID_LAWS").unwrap_or_else(|_| "uncoupled,lia,olia,balia".into()).split(',').map(String::from).collect();
     print_grid("coupled-grid", Agreement::COUPLED_HEADER, |dir, row| {
         for law in &laws {
             for case in &COUPLED {

@@ -314,3 +314,60 @@ fn durations_print_without_a_binary_tail() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(printed.contains("(statistics from 0.2 s)") && printed.contains("\n1.3 s simulated"), "{printed}");
 }
+
+/// `plot` on a run's directory draws its time series, a line per subflow through every sample;
+/// what does not apply to a run is refused naming the option.
+#[test]
+fn plot_draws_a_runs_time_series_a_line_per_subflow() {
+    let dir = scratch("plot-time");
+    let out = dir.join("run");
+    let run = equipoise(&[
+        "run",
+        "../../scenarios/two-paths.toml",
+        "--out",
+        out.to_str().unwrap(),
+        "--set",
+        "sim.duration=3s",
+        "--set",
+        "sim.warmup=1s",
+        "--quiet",
+    ]);
+    assert!(run.status.success(), "{}", common::stderr(&run));
+    let svg = dir.join("windows.svg");
+    let plot = |extra: &[&str]| {
+        let mut args = vec!["plot", out.to_str().unwrap(), "--out", svg.to_str().unwrap()];
+        args.extend(extra);
+        equipoise(&args)
+    };
+    let o = plot(&["--x", "time_s", "--y", "timeseries.cwnd_pkts", "--where", "mp"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    for expected in ["cwnd (packets) over time", "time (s)", "mp.0", "mp.1"] {
+        assert!(text.contains(expected), "{expected} missing from the plot");
+    }
+    assert!(!text.contains(">tcp"), "--where mp keeps the multipath flow's subflows only");
+    // Each subflow's line goes through each of its samples (every 100 ms over 3 s).
+    let samples = ParquetReader::new(File::open(out.join("timeseries.parquet")).unwrap()).finish().unwrap();
+    let of_subflow_0 = (0..samples.height())
+        .filter(|&i| {
+            samples.column("flow").unwrap().str().unwrap().get(i) == Some("mp")
+                && samples.column("subflow").unwrap().u32().unwrap().get(i) == Some(0)
+        })
+        .count();
+    let lines: Vec<usize> = text
+        .split("<polyline")
+        .skip(1)
+        .map(|l| l.split("points=\"").nth(1).unwrap().split('"').next().unwrap().split_whitespace().count())
+        .collect();
+    assert!(of_subflow_0 >= 29 && lines.contains(&of_subflow_0), "{of_subflow_0} samples, lines of {lines:?} points");
+    for (extra, named) in [
+        (vec!["--x", "flow.f.count", "--y", "timeseries.cwnd_pkts"], "--x flow.f.count"),
+        (vec!["--x", "time_s", "--y", "flows.goodput_bps"], "--y flows.goodput_bps"),
+        (vec!["--x", "time_s", "--y", "timeseries.cwnd_pkts", "--by", "seed"], "--by"),
+        (vec!["--x", "time_s", "--y", "timeseries.nothing"], "no numeric column \"nothing\""),
+    ] {
+        let o = plot(&extra);
+        assert!(!o.status.success() && common::stderr(&o).contains(named), "{extra:?}: {}", common::stderr(&o));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
