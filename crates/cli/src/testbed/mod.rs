@@ -2,8 +2,9 @@
 //! the network is a network namespace (the senders', the receivers'), joined through a router
 //! namespace whose forwarded packets pass through a TUN device into the emulator: the
 //! scenario's links as sim-core models them (rate, buffer, discipline, random loss, delay,
-//! up/down events), on the wall clock. The flows are the kernel's sockets with its Reno; the
-//! results are the tables of `equipoise run` (`equipoise.source = "testbed"`).
+//! up/down events), on the wall clock. The flows are the kernel's sockets with its Reno, or
+//! with LIA, OLIA or BALIA as BPF congestion controls ([`laws`]); the results are the tables of
+//! `equipoise run` (`equipoise.source = "testbed"`).
 
 mod addresses;
 mod diag;
