@@ -98,6 +98,44 @@ fn namespaces_of(pid: u32) -> Vec<String> {
         .collect()
 }
 
+/// Starts a 60 s testbed run of `file` into `out` with `extra` arguments, in the background.
+fn spawn_long_run(file: &Path, out: &Path, extra: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_equipoise"))
+        .args(["testbed", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--overwrite", "--quiet"])
+        .args(["--set", "sim.duration=60s"])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits until the run of process `pid` has made its three namespaces (what it registers comes
+/// before them).
+fn wait_for_namespaces(pid: u32) {
+    let started = Instant::now();
+    while namespaces_of(pid).len() < 3 {
+        assert!(started.elapsed() < Duration::from_secs(60), "the run made its namespaces");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A short testbed run of `file` into `out` (3 s), which must succeed.
+fn short_run(file: &Path, out: &Path) {
+    let o = equipoise(&[
+        "testbed",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--set",
+        "sim.duration=3s",
+        "--set",
+        "sim.warmup=1s",
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
 fn table(dir: &Path, name: &str) -> DataFrame {
     ParquetReader::new(File::open(dir.join(format!("{name}.parquet"))).unwrap()).finish().unwrap()
 }
@@ -251,22 +289,9 @@ fn a_stopped_or_killed_run_leaves_no_namespace_behind() {
     let _alone = ALONE.write().unwrap_or_else(|e| e.into_inner());
     let dir = scratch("kill");
     let file = scenario(&dir, "rate = \"10Mbps\"\ndelay = \"5ms\"\nbuffer = \"20pkt\"", "");
-    let long = ["--set", "sim.duration=60s", "--quiet"];
-    let spawn = |out: &str| {
-        let mut args = vec!["testbed", file.to_str().unwrap(), "--out", out];
-        args.extend(long);
-        Command::new(env!("CARGO_BIN_EXE_equipoise")).args(&args).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap()
-    };
-    let wait_for_namespaces = |pid: u32| {
-        let started = Instant::now();
-        while namespaces_of(pid).len() < 3 {
-            assert!(started.elapsed() < Duration::from_secs(20), "the run made its namespaces");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    };
     // SIGTERM: the run stops, removes what it made and writes no tables.
     let stopped_out = dir.join("stopped");
-    let child = spawn(stopped_out.to_str().unwrap());
+    let child = spawn_long_run(&file, &stopped_out, &[]);
     let pid = child.id();
     wait_for_namespaces(pid);
     std::thread::sleep(Duration::from_millis(500));
@@ -277,24 +302,13 @@ fn a_stopped_or_killed_run_leaves_no_namespace_behind() {
     assert!(namespaces_of(pid).is_empty(), "SIGTERM: every namespace removed");
     assert!(!stopped_out.join("flows.parquet").exists(), "no tables of a stopped run");
     // SIGKILL: nothing can clean up; the next run removes the leftovers of a dead process.
-    let mut child = spawn(dir.join("killed").to_str().unwrap());
+    let mut child = spawn_long_run(&file, &dir.join("killed"), &[]);
     let pid = child.id();
     wait_for_namespaces(pid);
     child.kill().unwrap();
     child.wait().unwrap();
     assert_eq!(namespaces_of(pid).len(), 3, "SIGKILL leaves them");
-    let next = equipoise(&[
-        "testbed",
-        file.to_str().unwrap(),
-        "--out",
-        dir.join("next").to_str().unwrap(),
-        "--set",
-        "sim.duration=3s",
-        "--set",
-        "sim.warmup=1s",
-        "--quiet",
-    ]);
-    assert!(next.status.success(), "{}", stderr(&next));
+    short_run(&file, &dir.join("next"));
     assert!(namespaces_of(pid).is_empty(), "the next run removed the killed run's namespaces");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -1073,26 +1087,8 @@ fn a_killed_runs_laws_are_unregistered_by_the_next_run() {
     let dir = scratch("kill-laws");
     let file = scenario(&dir, "rate = \"10Mbps\"\ndelay = \"5ms\"\nbuffer = \"20pkt\"", "");
     let before = congestion_controls();
-    let out = dir.join("out");
-    let spawn = || {
-        let args = ["testbed", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--overwrite", "--quiet"];
-        Command::new(env!("CARGO_BIN_EXE_equipoise"))
-            .args(args)
-            .args(["--set", "sim.duration=60s", "--set", "flow.tcp.cc=\"olia\""])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap()
-    };
-    // The laws are registered before the namespaces are made.
-    let wait_for_namespaces = |pid: u32| {
-        let started = Instant::now();
-        while namespaces_of(pid).len() < 3 {
-            assert!(started.elapsed() < Duration::from_secs(60), "the run made its namespaces");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    };
-    let child = spawn();
+    let (out, olia) = (dir.join("out"), ["--set", "flow.tcp.cc=\"olia\""]);
+    let child = spawn_long_run(&file, &out, &olia);
     let pid = child.id();
     wait_for_namespaces(pid);
     assert!(congestion_controls().contains(&format!("eqolia{pid}")), "registered: {}", congestion_controls());
@@ -1100,24 +1096,13 @@ fn a_killed_runs_laws_are_unregistered_by_the_next_run() {
     let o = child.wait_with_output().unwrap();
     assert!(stderr(&o).contains("stopped"), "{}", stderr(&o));
     assert_eq!(congestion_controls(), before, "SIGTERM: unregistered");
-    let mut child = spawn();
+    let mut child = spawn_long_run(&file, &out, &olia);
     let pid = child.id();
     wait_for_namespaces(pid);
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(congestion_controls().contains(&format!("eqolia{pid}")), "SIGKILL leaves it registered");
-    let next = equipoise(&[
-        "testbed",
-        file.to_str().unwrap(),
-        "--out",
-        dir.join("next").to_str().unwrap(),
-        "--set",
-        "sim.duration=3s",
-        "--set",
-        "sim.warmup=1s",
-        "--quiet",
-    ]);
-    assert!(next.status.success(), "{}", stderr(&next));
+    short_run(&file, &dir.join("next"));
     assert_eq!(congestion_controls(), before, "the next run (of the kernel's Reno) unregistered the killed run's law");
     let _ = std::fs::remove_dir_all(&dir);
 }
