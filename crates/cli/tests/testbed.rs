@@ -1128,3 +1128,60 @@ fn coupled_grid() {
         }
     });
 }
+
+/// CUBIC against the kernel's own `cubic`, as CI can afford it: one flow whose window random
+/// loss limits (50 Mb/s, 200 ms, 0.01 % loss: CUBIC's cubic region, where it takes about three
+/// times Reno's goodput), then two CUBIC flows beside a Reno through a drop-tail link; three
+/// runs a side, 40 s from 10 s. The testbed draws a link's random losses from the simulation's
+/// streams, so each seed's pair sees the same losses: the mean of the pairs' ratios of goodput
+/// is held to 5 %. Beside the Reno, the CUBIC flows' mean goodput is held to 5 % beyond the
+/// noise, and so is the aggregate.
+#[test]
+fn cubic_agrees_with_the_kernels() {
+    if !can_run("cubic_agrees_with_the_kernels") {
+        return;
+    }
+    let _beside = ALONE.read().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("cubic");
+    let head = "[sim]\nduration = \"40s\"\nwarmup = \"10s\"\nmss = \"1500B\"\n\n[tcp]\nprofile = \"linux-6\"\n\n";
+    let lossy = format!(
+        "{head}[[link]]\nname = \"l\"\nrate = \"50Mbps\"\ndelay = \"100ms\"\nbuffer = \"1000pkt\"\nloss = 0.0001\n\n\
+         [[flow]]\nname = \"c0\"\ncc = \"cubic\"\npaths = [[\"l\"]]\n"
+    );
+    let alone = Agreement::run("cubic-alone-50Mbps-rtt200ms-loss1e-4".into(), lossy, 3, &dir);
+    println!("{}\n{}", Agreement::HEADER, alone.row());
+    let paired: Vec<f64> = (1..=3)
+        .map(|seed| {
+            let goodput = |side: &str| {
+                table(&dir.join(format!("{}-{side}-{seed}", alone.name)), "flows")
+                    .column("goodput_bps")
+                    .unwrap()
+                    .f64()
+                    .unwrap()
+                    .get(0)
+                    .unwrap()
+            };
+            goodput("testbed") / goodput("run")
+        })
+        .collect();
+    let mean = paired.iter().sum::<f64>() / 3.0;
+    assert!((mean - 1.0).abs() <= 0.05, "one CUBIC flow: testbed / simulation per seed {paired:?}");
+    let shared = format!(
+        "{head}[[link]]\nname = \"l\"\nrate = \"20Mbps\"\ndelay = \"20ms\"\nbuffer = \"50pkt\"\n\n\
+         [[flow]]\nname = \"c0\"\ncc = \"cubic\"\npaths = [[\"l\"]]\n\n\
+         [[flow]]\nname = \"c1\"\ncc = \"cubic\"\npaths = [[\"l\"]]\nstart = \"100ms\"\n\n\
+         [[flow]]\nname = \"reno\"\ncc = \"reno\"\npaths = [[\"l\"]]\nstart = \"200ms\"\n"
+    );
+    let beside = Agreement::run("2cubic+reno-20Mbps-rtt40ms".into(), shared, 3, &dir);
+    println!("{}", beside.row());
+    let cubic = |side: usize| (beside.goodputs[side][0] + beside.goodputs[side][1]) / 2.0;
+    let (gap, noise) = beside.flow_gaps.iter().take(2).fold((0.0, 0.0), |(g, n), (fg, fn_)| (g + fg / 2.0, n + fn_ / 2.0));
+    assert!(
+        (cubic(0) / cubic(1) - 1.0).abs() <= 0.05 + noise,
+        "CUBIC flows: {:.2} against {:.2} Mb/s (per flow {gap:.3} ± {noise:.3})",
+        cubic(0) / 1e6,
+        cubic(1) / 1e6
+    );
+    assert!(Agreement::relative(beside.aggregate).abs() <= 0.05 + beside.aggregate_noise, "aggregate {:?}", beside.aggregate);
+    let _ = std::fs::remove_dir_all(&dir);
+}

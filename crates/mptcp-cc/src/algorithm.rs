@@ -3,6 +3,7 @@
 
 use crate::controller::CoupledController;
 use crate::coupled::Coupled;
+use crate::cubic::Cubic;
 use crate::generalized::{Balia, Generalized, NormOrder};
 use crate::lia::Lia;
 use crate::link_fair::LinkFair;
@@ -309,6 +310,14 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
         source: "seed 003 eq. 2",
         make: |p| Ok(Algorithm::RsfLb { mu: p.number("mu")? }),
     },
+    AlgorithmInfo {
+        name: "cubic",
+        increase: "1/cnt, cnt = max(2, min(w_r/(W(t+d_min) − w_r), w_r/(W_est − w_r))), W(t) = C·(t − K)³ + W_max",
+        decrease: "(1 − β)·w_r, β = 717/1024",
+        params: &[],
+        source: "RFC 9438 as Linux's tcp_cubic.c (C = 410/1024; no HyStart)",
+        make: |_| Ok(Algorithm::Cubic),
+    },
 ];
 
 /// A window law and its parameters, validated; [`Algorithm::build`] turns it into a controller.
@@ -388,6 +397,9 @@ pub enum Algorithm {
     /// the largest windows to the best paths, which seed 002 shows is Pareto-optimal where LIA
     /// is not.
     Olia,
+    /// `cubic` (RFC 9438 as Linux computes it), on each subflow independently: the kernel's
+    /// default TCP, for cross-traffic as real networks carry it.
+    Cubic,
     /// `rsf-db`, delay-based rent-seeking (seed 003 eq. 1): `+(1/w_r)·min(1, (d − q_r)/q_r)`,
     /// `−w_r/2`, with `q_r` = smoothed RTT − minimum RTT.
     RsfDb {
@@ -500,6 +512,7 @@ impl Algorithm {
             Algorithm::Generalized { beta, eta, n } => Box::new(Generalized { beta, eta, n }),
             Algorithm::Balia { integer_alpha } => Box::new(Balia { integer_alpha }),
             Algorithm::Olia => Box::new(Olia),
+            Algorithm::Cubic => Box::new(Cubic::default()),
             Algorithm::RsfDb { d } => Box::new(RsfDb { d }),
             Algorithm::RsfLb { mu } => Box::new(RsfLb { mu }),
         }
@@ -565,7 +578,7 @@ mod tests {
     /// With one subflow every law is Reno (`+1/w`, `−w/2`), except those meant to differ.
     #[test]
     fn one_subflow_reduces_to_reno() {
-        let meant_to_differ = ["mult-tcp", "uncoupled", "coupled-scalable", "rsf-db", "rsf-lb"];
+        let meant_to_differ = ["mult-tcp", "uncoupled", "coupled-scalable", "rsf-db", "rsf-lb", "cubic"];
         for (w, srtt) in [(10.0, 0.010), (37.5, 0.2), (2.0, 1.5)] {
             let s = [SubflowState { min_rtt: srtt, ..SubflowState::with_window(w, srtt) }];
             for info in ALGORITHMS.iter().filter(|a| !meant_to_differ.contains(&a.name)) {

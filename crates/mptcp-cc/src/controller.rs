@@ -8,10 +8,12 @@ use crate::state::SubflowState;
 ///
 /// Loss detection, slow start, fast recovery and timeouts are the transport's; a controller
 /// decides only how much a subflow's window grows per acknowledged packet in congestion
-/// avoidance and how much it shrinks on a loss event. Both are pure functions of the subflow
-/// states (so a fluid-model solver can use the same code); the `on_loss` hook lets a stateful
-/// algorithm keep estimates between loss events. (There is no per-ACK hook: no law of the
-/// seeds needs one, and it would cost a virtual call per acknowledgement.)
+/// avoidance and how much it shrinks on a loss event. For the laws of the seeds both are pure
+/// functions of the subflow states (so a fluid-model solver can use the same code); the
+/// `on_loss` hook lets a stateful algorithm keep estimates between loss events. The transport
+/// calls [`grow`](Self::grow), once per acknowledgement (the one virtual call it makes there):
+/// by default the increase times the packets acknowledged; CUBIC, whose growth depends on the
+/// time since its last loss, overrides it.
 pub trait CoupledController: Debug + Send {
     /// The configuration name (`"reno"`, `"lia"`, …).
     fn name(&self) -> &'static str;
@@ -19,6 +21,15 @@ pub trait CoupledController: Debug + Send {
     /// Growth of `w_r`, packets, per packet newly acknowledged on subflow `r` in congestion
     /// avoidance.
     fn increase(&self, subflows: &[SubflowState], r: usize) -> f64;
+
+    /// Growth of `w_r`, packets, for `newly` packets acknowledged on subflow `r` in congestion
+    /// avoidance at time `now` (seconds): what the transport applies.
+    #[inline]
+    fn grow(&mut self, subflows: &[SubflowState], r: usize, newly: u64, now: f64) -> f64 {
+        let _ = now;
+        // (`newly` is far below 2^63: converting through i64 is one instruction.)
+        newly as i64 as f64 * self.increase(subflows, r)
+    }
 
     /// [`increase`](Self::increase) as it stands at a fixed point of the law's fluid model,
     /// where that differs: a term that switches with the states (OLIA's α) takes there the

@@ -8,7 +8,8 @@
 //!   [`algorithm::ALGORITHMS`] reference table that `docs/algorithms.md` is generated from.
 //! - One module per law, each with the test vectors of `docs/spec/ALGORITHMS.md`: [`reno`],
 //!   [`mult_tcp`], [`uncoupled`], [`coupled`], [`semicoupled_phi`] (with COUPLED SCALABLE),
-//!   [`semicoupled`], [`lia`], [`link_fair`], [`generalized`] (with Balia), [`olia`], [`rsf`].
+//!   [`semicoupled`], [`lia`], [`link_fair`], [`generalized`] (with Balia), [`olia`], [`rsf`];
+//!   and [`cubic`], the kernel's default TCP, as cross-traffic.
 //!
 //! The crate depends on nothing else in the workspace: increase and decrease are pure functions
 //! of the subflow states, reusable by a fluid-model solver.
@@ -16,6 +17,7 @@
 pub mod algorithm;
 pub mod controller;
 pub mod coupled;
+pub mod cubic;
 pub mod generalized;
 pub mod lia;
 pub mod link_fair;

@@ -20,6 +20,8 @@ struct Law<'a> {
     /// The connection's settings (min_ssthresh, whole_ssthresh), by reference: a loss is
     /// rare, the window built on every ACK.
     settings: &'a crate::connection::ConnectionSettings,
+    /// The time of the ACK or timer being handled (CUBIC's growth depends on it).
+    now: Time,
 }
 
 impl Window for Law<'_> {
@@ -46,7 +48,7 @@ impl Window for Law<'_> {
             // Slow start with appropriate byte counting, L = 2 (RFC 3465).
             newly.min(2) as i64 as f64
         } else {
-            newly as i64 as f64 * self.cc.increase(self.states, self.r)
+            self.cc.grow(self.states, self.r, newly, self.now.as_secs_f64())
         };
         // Some laws (OLIA, RSF) may shrink the window; it never goes below one packet. A law
         // that answers NaN (parameters at the edge of their range) leaves it as it was.
@@ -124,12 +126,12 @@ fn whole_bytes_grown(cwnd: f64, ssthresh: f64, growth: f64, mss: f64) -> f64 {
     ((window + whole_bytes(growth, mss)) as f64 / mss).max(1.0)
 }
 
-/// Runs `$body` with `$s` the sender of subflow `$r` and `$w` its window.
+/// Runs `$body` with `$s` the sender of subflow `$r` and `$w` its window, at time `$now`.
 macro_rules! with_sender {
-    ($conn:expr, $r:expr, |$s:ident, $w:ident| $body:expr) => {{
+    ($conn:expr, $r:expr, $now:expr, |$s:ident, $w:ident| $body:expr) => {{
         let c = &mut *$conn;
         let $s = &mut c.senders[$r];
-        let mut law = Law { cc: c.cc.as_mut(), states: &mut c.states, r: $r, settings: &c.config };
+        let mut law = Law { cc: c.cc.as_mut(), states: &mut c.states, r: $r, settings: &c.config, now: $now };
         let $w = &mut law;
         $body
     }};
@@ -333,7 +335,7 @@ impl Connection {
         let window_opened = data_ack > self.data.acked;
         self.data.acked = self.data.acked.max(data_ack);
         let now = ctx.events.now();
-        let timer = match with_sender!(self, r, |s, w| s.on_ack(&ack, now, w)) {
+        let timer = match with_sender!(self, r, now, |s, w| s.on_ack(&ack, now, w)) {
             AckOutcome::Send(timer) => timer,
             AckOutcome::Retransmit(seq, timer) => {
                 self.retransmit(r, seq, ctx);
@@ -375,7 +377,7 @@ impl Connection {
     /// The timer of subflow `r` woke up.
     pub fn on_timer(&mut self, r: usize, ctx: &mut Ctx) {
         let now = ctx.events.now();
-        match with_sender!(self, r, |s, w| s.on_timer(now, w)) {
+        match with_sender!(self, r, now, |s, w| s.on_timer(now, w)) {
             TimerOutcome::Nothing => {}
             TimerOutcome::Again(at) => self.wake_at(r, Some(at), ctx),
             TimerOutcome::ResendSyn => self.send_syn(r, ctx),

@@ -111,11 +111,11 @@ fn plan(s: &Scenario) -> Result<Plan, String> {
             return no(&format!("{}.paths", model.key), &format!("the kernel's MPTCP opens at most {MAX_SUBFLOWS} subflows"));
         }
         let law = laws::KernelLaw::named(&model.cc.algorithm);
-        if law.is_none() && !matches!(model.cc.algorithm.as_str(), "reno" | "uncoupled") {
+        if law.is_none() && !matches!(model.cc.algorithm.as_str(), "reno" | "uncoupled" | "cubic") {
             return no(
                 &format!("{}.cc", model.key),
                 &format!(
-                    "the testbed runs the kernel's Reno on every (sub)flow (`reno`, `uncoupled`) or the coupled laws `lia`, `olia` and `balia` as BPF congestion controls; `{}` is a law of the simulator",
+                    "the testbed runs the kernel's Reno (`reno`, `uncoupled`) or CUBIC (`cubic`) on every (sub)flow, or the coupled laws `lia`, `olia` and `balia` as BPF congestion controls; `{}` is a law of the simulator",
                     model.cc.algorithm
                 ),
             );
@@ -418,8 +418,16 @@ struct TestbedRun {
 fn run(s: &Scenario, plan: &Plan, stop: &Arc<AtomicBool>, quiet: bool) -> Result<TestbedRun, String> {
     let wanted: Vec<laws::KernelLaw> = plan.laws.iter().flatten().copied().collect();
     let registered = laws::register(&wanted)?;
-    let congestion: Vec<String> =
-        plan.laws.iter().map(|law| law.and_then(|l| registered.name_of(l)).unwrap_or(hosts::RENO).to_string()).collect();
+    let congestion: Vec<String> = plan
+        .laws
+        .iter()
+        .zip(&s.flows)
+        .map(|(law, model)| match law {
+            Some(l) => registered.name_of(*l).unwrap_or(hosts::RENO).to_string(),
+            None if model.cc.algorithm == "cubic" => "cubic".to_string(),
+            None => hosts::RENO.to_string(),
+        })
+        .collect();
     let multipath: Vec<usize> = (0..plan.flows.len()).filter(|&f| plan.flows[f].paths.len() > 1).collect();
     let ns = Namespaces::create(&multipath)?;
     let result = run_in(s, plan, &ns, &congestion, stop, quiet);
@@ -655,6 +663,7 @@ fn run_in(
             flow: name,
             algorithm: match plan.laws[f] {
                 Some(law) => law.name(),
+                None if s.flows[f].cc.algorithm == "cubic" => "cubic",
                 None if flow.subflows == 1 => "reno",
                 None => "uncoupled",
             },

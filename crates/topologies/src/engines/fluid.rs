@@ -119,6 +119,12 @@ impl Scenario {
                 warnings.push(format!("{}.receive_buffer: not modelled (windows are not bounded by it)", flow.key));
             }
             let algorithm = self.algorithm(flow)?;
+            if algorithm == mptcp_cc::Algorithm::Cubic {
+                return Err(self.error(
+                    format!("{}.cc", flow.key),
+                    "CUBIC's growth depends on the time since its last loss, which the fluid model's window laws do not see: its response function is not modelled",
+                ));
+            }
             let mut f = fluid::Flow::with_algorithm(&flow.name, &algorithm);
             let mut names = Vec::with_capacity(flow.paths.len());
             for (p, path) in flow.paths.iter().enumerate() {

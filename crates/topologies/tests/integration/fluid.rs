@@ -75,6 +75,9 @@ fn what_the_fluid_model_cannot_represent_is_an_error_at_its_key() {
             .unwrap_err()
             .to_string();
     assert!(fluid_key.contains("fluid.constant"), "{fluid_key}");
+    let cubic =
+        load_text("bad.toml", &exogenous("\"cubic\"", "[[\"a\"]]"), &[]).and_then(|s| s.build_fluid().map(|_| ())).unwrap_err().to_string();
+    assert!(cubic.contains("flow.f.cc") && cubic.contains("CUBIC"), "{cubic}");
 }
 
 #[test]
