@@ -23,10 +23,11 @@ pub trait CoupledController: Debug + Send {
     fn increase(&self, subflows: &[SubflowState], r: usize) -> f64;
 
     /// Growth of `w_r`, packets, for `newly` packets acknowledged on subflow `r` in congestion
-    /// avoidance at time `now` (seconds): what the transport applies.
+    /// avoidance at time `now_ps` (picoseconds, the transport's clock, converted only by a law
+    /// that reads it): what the transport applies.
     #[inline]
-    fn grow(&mut self, subflows: &[SubflowState], r: usize, newly: u64, now: f64) -> f64 {
-        let _ = now;
+    fn grow(&mut self, subflows: &[SubflowState], r: usize, newly: u64, now_ps: u64) -> f64 {
+        let _ = now_ps;
         // (`newly` is far below 2^63: converting through i64 is one instruction.)
         newly as i64 as f64 * self.increase(subflows, r)
     }

@@ -81,7 +81,8 @@ impl CoupledController for Cubic {
         1.0 / subflows[r].cwnd
     }
 
-    fn grow(&mut self, subflows: &[SubflowState], r: usize, newly: u64, now: f64) -> f64 {
+    fn grow(&mut self, subflows: &[SubflowState], r: usize, newly: u64, now_ps: u64) -> f64 {
+        let now = now_ps as f64 * 1e-12;
         let s = &subflows[r];
         let (w, d_min) = (s.cwnd, s.min_rtt);
         let epoch = self.epoch(r);
@@ -134,6 +135,11 @@ impl CoupledController for Cubic {
 mod tests {
     use super::*;
 
+    /// Seconds as the transport's clock gives them.
+    fn ps(seconds: f64) -> u64 {
+        (seconds * 1e12).round() as u64
+    }
+
     fn state(cwnd: f64, rtt: f64) -> Vec<SubflowState> {
         vec![SubflowState { min_rtt: rtt, ..SubflowState::with_window(cwnd, rtt) }]
     }
@@ -150,15 +156,15 @@ mod tests {
         assert!((k - 4.2158).abs() < 1e-4, "{k}");
         // The first ACK starts the epoch at t = 0: the cubic at t + d_min = 0.1 s lies
         // C·(K − 0.1)³ below W_max; growth per packet is 1/cnt, cnt = w/(W(t) − w).
-        let g = cubic.grow(&state(70.0, 0.1), 0, 1, 10.0);
+        let g = cubic.grow(&state(70.0, 0.1), 0, 1, ps(10.0));
         let target = 100.0 - C * (k - 0.1f64).powi(3);
         assert!((g - (target - 70.0) / 70.0).abs() < 1e-12, "growth {g}, target {target}");
         // At t = K − d_min the cubic is at its plateau, W_max: a window there hardly grows
         // (cnt = 100·w), unless the Reno-friendly estimate is above it.
-        let g = cubic.grow(&state(100.0, 0.1), 0, 1, 10.0 + k - 0.1);
+        let g = cubic.grow(&state(100.0, 0.1), 0, 1, ps(10.0 + k - 0.1));
         assert!((g - 1.0 / 10_000.0).abs() < 1e-12, "{g}");
         // Beyond the plateau it probes: at K + 2 s the cubic is 0.4004·8 = 3.2 packets above.
-        let g = cubic.grow(&state(100.0, 0.1), 0, 1, 10.0 + k + 2.0 - 0.1);
+        let g = cubic.grow(&state(100.0, 0.1), 0, 1, ps(10.0 + k + 2.0 - 0.1));
         assert!((g - 8.0 * C / 100.0).abs() < 1e-9, "{g}");
     }
 
@@ -183,13 +189,13 @@ mod tests {
         let mut grown = 0.0;
         // Ten windows of ACKs, one per ms, the window held at 70.
         for _ in 0..700 {
-            grown += cubic.grow(&state(w, 0.001), 0, 1, t);
+            grown += cubic.grow(&state(w, 0.001), 0, 1, ps(t));
             t += 0.001 / w;
         }
         let friendly = cubic.epochs[0].friendly;
         assert!((friendly - (70.0 + 5.0)).abs() < 1e-9, "the estimate gained 5 packets in 10 windows: {friendly}");
         // Once the estimate is above the window, growth keeps up with it: cnt ≤ w/(est − w).
-        let g = cubic.grow(&state(w, 0.001), 0, 1, t);
+        let g = cubic.grow(&state(w, 0.001), 0, 1, ps(t));
         assert!(g >= (friendly - w) / w - 1e-12, "{g}");
         assert!(grown > 0.0);
     }
@@ -198,7 +204,7 @@ mod tests {
     fn before_the_first_loss_the_window_grows_at_most_5_percent_a_round_trip_on_the_cubic() {
         let mut cubic = Cubic::default();
         // No loss yet: W_max = 0, the origin is the window, the cubic barely rises at first.
-        let g = cubic.grow(&state(50.0, 0.1), 0, 1, 0.0);
+        let g = cubic.grow(&state(50.0, 0.1), 0, 1, 0);
         assert!((g - 1.0 / FIRST_EPOCH_MAX_CNT).abs() < 1e-12, "{g}");
     }
 
@@ -207,7 +213,7 @@ mod tests {
         let mut cubic = Cubic::default();
         cubic.on_loss(&state(1000.0, 0.1), 0);
         // Far below W_max the cubic is far above the window: cnt floors at 2.
-        assert_eq!(cubic.grow(&state(10.0, 0.1), 0, 4, 0.0), 2.0);
+        assert_eq!(cubic.grow(&state(10.0, 0.1), 0, 4, 0), 2.0);
     }
 
     #[test]

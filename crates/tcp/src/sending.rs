@@ -48,7 +48,7 @@ impl Window for Law<'_> {
             // Slow start with appropriate byte counting, L = 2 (RFC 3465).
             newly.min(2) as i64 as f64
         } else {
-            self.cc.grow(self.states, self.r, newly, self.now.as_secs_f64())
+            self.cc.grow(self.states, self.r, newly, self.now.as_ps())
         };
         // Some laws (OLIA, RSF) may shrink the window; it never goes below one packet. A law
         // that answers NaN (parameters at the edge of their range) leaves it as it was.
