@@ -252,12 +252,8 @@ fn run_series(args: &PlotArgs) -> Result<BTreeMap<String, Series>, String> {
     Ok(data)
 }
 
-/// The series to draw, and the fewest replicates behind any of their points (none for a run's
-/// time series, whose points are samples).
+/// The series to draw, and the fewest replicates behind any of their points.
 fn series(args: &PlotArgs) -> Result<(BTreeMap<String, Series>, usize), String> {
-    if is_run(&args.dir) {
-        return Ok((run_series(args)?, usize::MAX));
-    }
     let (table, column) =
         args.y.split_once('.').ok_or_else(|| format!("--y {}: expected TABLE.COLUMN, such as flows.goodput_bps", args.y))?;
     let grouped = per_run(args, &read_table(&args.dir, table)?, table, column)?;
@@ -323,8 +319,10 @@ fn outputs(args: &PlotArgs) -> Result<(PathBuf, PathBuf), String> {
 
 /// Draws the plot; returns the files written (SVG, then PNG).
 pub fn plot(args: &PlotArgs) -> Result<Vec<PathBuf>, String> {
-    let (data, fewest) = series(args)?;
-    let fluid = if is_run(&args.dir) { BTreeMap::new() } else { fluid_series(args)? };
+    // A run's time series has no replicates (its points are samples) and no fluid side.
+    let time_series = is_run(&args.dir);
+    let (data, fewest) = if time_series { (run_series(args)?, usize::MAX) } else { series(args)? };
+    let fluid = if time_series { BTreeMap::new() } else { fluid_series(args)? };
     let (svg_path, png_path) = outputs(args)?;
     output::check_file(&svg_path, SIGNATURE, args.overwrite)?;
     output::check_file(&png_path, SIGNATURE, args.overwrite)?;
@@ -354,7 +352,7 @@ pub fn plot(args: &PlotArgs) -> Result<Vec<PathBuf>, String> {
     };
     let pad = (y1 - y0).abs().max(y1.abs() * 0.05).max(1e-12) * 0.05;
     let (y0, y1) = ((y0 - pad).min(0.0f64.max(y0 - pad)), y1 + pad);
-    let figure = Figure { args, data: &data, fluid: &fluid, theory: theory.as_ref(), fewest, xr: (x0, x1), yr: (y0, y1) };
+    let figure = Figure { args, time_series, data: &data, fluid: &fluid, theory: theory.as_ref(), fewest, xr: (x0, x1), yr: (y0, y1) };
     register_font();
     let cannot = |path: &Path, e: Box<dyn std::error::Error>| format!("cannot draw {}: {e}", path.display());
 
@@ -391,6 +389,8 @@ const FEW_REPLICATES: usize = 3;
 /// Everything a drawing needs, whatever the backend.
 struct Figure<'a> {
     args: &'a PlotArgs,
+    /// A run's time series: a line per subflow through its samples, no markers.
+    time_series: bool,
     data: &'a BTreeMap<String, Series>,
     /// The fluid model's curve of each series (empty without `sweep --fluid`).
     fluid: &'a BTreeMap<String, Vec<(f64, f64)>>,
@@ -407,12 +407,11 @@ impl Figure<'_> {
     where
         DB::ErrorType: 'static,
     {
-        let Figure { args, data, fluid, theory, fewest, xr, yr } = *self;
+        let Figure { args, time_series, data, fluid, theory, fewest, xr, yr } = *self;
         root.fill(&WHITE)?;
         // The legend has a column of its own, so it never covers data.
         let (plot_area, legend_area) = root.split_horizontally(760);
         let (_, column) = args.y.split_once('.').unwrap_or(("", &args.y));
-        let time_series = is_run(&args.dir);
         let mut title = match &args.filter {
             _ if time_series => format!("{} over time ({})", label(column), args.dir.file_name().unwrap_or_default().to_string_lossy()),
             Some(f) => format!("{} ({}, {} over {f}*)", label(column), args.y, args.aggregate.name()),

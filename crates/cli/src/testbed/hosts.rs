@@ -45,9 +45,6 @@ pub struct HostFlow {
     pub congestion: String,
 }
 
-/// The kernel's Reno, every flow's congestion control but those of the coupled laws.
-pub const RENO: &str = "reno";
-
 /// What a receiver counted: application bytes in order, and when the last of a finite
 /// transfer arrived.
 #[derive(Debug, Default)]

@@ -9,6 +9,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::output::write_file_atomically;
+
 /// The sources, carried by the binary so that a run compiles what it was built with.
 const PROGRAM: &str = include_str!("bpf/coupled.bpf.c");
 const CORE: &str = include_str!("bpf/coupled_core.h");
@@ -73,6 +75,59 @@ impl KernelLaw {
     /// being 4 194 304).
     fn registered_name(self, pid: u32) -> String {
         format!("{PREFIX}{}{pid}", self.name())
+    }
+}
+
+/// What a flow's sockets run in the kernel: its Reno, its CUBIC, or a coupled law of ours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlowLaw {
+    /// The kernel's `reno` (the scenario's `reno`, or `uncoupled` on every subflow).
+    Reno,
+    /// The kernel's `cubic`.
+    Cubic,
+    /// A coupled law, as this run registers it.
+    Coupled(KernelLaw),
+}
+
+impl FlowLaw {
+    /// The law a scenario's `cc` names, if the testbed can run it.
+    pub fn named(algorithm: &str) -> Option<FlowLaw> {
+        match algorithm {
+            "reno" | "uncoupled" => Some(FlowLaw::Reno),
+            "cubic" => Some(FlowLaw::Cubic),
+            other => KernelLaw::named(other).map(FlowLaw::Coupled),
+        }
+    }
+
+    /// The coupled law, if it is one.
+    pub fn coupled(self) -> Option<KernelLaw> {
+        match self {
+            FlowLaw::Coupled(law) => Some(law),
+            _ => None,
+        }
+    }
+
+    /// The name of the law in the flow's records, as a simulation writes it: `uncoupled` for
+    /// the kernel's Reno on several subflows.
+    pub fn record_name(self, subflows: usize) -> &'static str {
+        match self {
+            FlowLaw::Reno if subflows == 1 => "reno",
+            FlowLaw::Reno => "uncoupled",
+            FlowLaw::Cubic => "cubic",
+            FlowLaw::Coupled(law) => law.name(),
+        }
+    }
+
+    /// What the flow's sockets select with `TCP_CONGESTION`; a coupled law by the name
+    /// `registered` gives it.
+    pub fn socket_name(self, registered: &Registered) -> Result<String, String> {
+        match self {
+            FlowLaw::Reno => Ok("reno".into()),
+            FlowLaw::Cubic => Ok("cubic".into()),
+            FlowLaw::Coupled(law) => {
+                registered.name_of(law).map(String::from).ok_or_else(|| format!("{} is not registered for this run", law.name()))
+            }
+        }
     }
 }
 
@@ -150,11 +205,12 @@ pub fn register(laws: &[KernelLaw]) -> Result<Registered, String> {
     let scratch = std::env::temp_dir().join(format!("equipoise-bpf-{pid}"));
     std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
     let result = (|| {
+        let cache = cache_folder()?;
         for &law in laws {
             if registered.name_of(law).is_some() {
                 continue;
             }
-            let object = compiled(law)?;
+            let object = compiled(law, &cache)?;
             let name = law.registered_name(pid);
             let bytes = named(&object, &name)?;
             let file = scratch.join(format!("{}.o", law.name()));
@@ -289,18 +345,22 @@ fn remove_leftovers() -> Result<(), String> {
     Ok(())
 }
 
-/// The compiled object of `law`, from the cache if this program, the running kernel's BTF and
-/// this clang compiled it before.
-fn compiled(law: KernelLaw) -> Result<Vec<u8>, String> {
+/// The cache's folder for this program's sources, this clang and the running kernel's BTF: one
+/// header of the kernel's types, and one object per law.
+fn cache_folder() -> Result<PathBuf, String> {
     let clang = tool_runs("clang", &["--version"], "clang")?;
     let btf = std::fs::read(BTF).map_err(|e| format!("{BTF}: {e}"))?;
-    let key = fnv1a([PROGRAM.as_bytes(), CORE.as_bytes(), law.define().as_bytes(), clang.as_bytes(), &btf]);
-    let dir = cache_dir().join(format!("{key:016x}"));
+    let key = fnv1a([PROGRAM.as_bytes(), CORE.as_bytes(), clang.as_bytes(), &btf]);
+    Ok(cache_dir().join(format!("{key:016x}")))
+}
+
+/// The compiled object of `law` in the cache folder `dir`, compiled there if it is not yet.
+fn compiled(law: KernelLaw, dir: &Path) -> Result<Vec<u8>, String> {
     let object = dir.join(format!("{}.o", law.name()));
     if let Ok(bytes) = std::fs::read(&object) {
         return Ok(bytes);
     }
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let header = dir.join("vmlinux.h");
     if !header.exists() {
         let out = Command::new("bpftool")
@@ -310,16 +370,16 @@ fn compiled(law: KernelLaw) -> Result<Vec<u8>, String> {
         if !out.status.success() {
             return Err(format!("bpftool btf dump file {BTF}: {}", String::from_utf8_lossy(&out.stderr).trim()));
         }
-        write_atomically(&header, &out.stdout)?;
+        write_file_atomically(&header, &out.stdout)?;
     }
-    write_atomically(&dir.join("coupled.bpf.c"), PROGRAM.as_bytes())?;
-    write_atomically(&dir.join("coupled_core.h"), CORE.as_bytes())?;
+    write_file_atomically(&dir.join("coupled.bpf.c"), PROGRAM.as_bytes())?;
+    write_file_atomically(&dir.join("coupled_core.h"), CORE.as_bytes())?;
     let partial = dir.join(format!("{}.o.{}", law.name(), std::process::id()));
     let out = Command::new("clang")
         .args(["-O2", "-g", "-target", "bpf", "-mcpu=v3", "-Wall", "-Werror"])
         .arg(format!("-DEQ_LAW={}", law.define()))
         .arg("-I")
-        .arg(&dir)
+        .arg(dir)
         .arg("-c")
         .arg(dir.join("coupled.bpf.c"))
         .arg("-o")
@@ -342,14 +402,6 @@ fn cache_dir() -> PathBuf {
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
         .unwrap_or_else(std::env::temp_dir);
     base.join("equipoise").join("bpf")
-}
-
-/// Writes `bytes` to `path` through a file of its own, renamed into place: another run reading
-/// the cache sees the whole file or none.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let partial = path.with_extension(format!("partial.{}", std::process::id()));
-    std::fs::write(&partial, bytes).map_err(|e| format!("{}: {e}", partial.display()))?;
-    std::fs::rename(&partial, path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// FNV-1a over the parts, each followed by its length (a key that stays the same from one

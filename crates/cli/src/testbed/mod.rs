@@ -49,9 +49,8 @@ struct Plan {
     /// [`delay_only`]), by position.
     delay_only: Vec<usize>,
     flows: Vec<FlowSpec>,
-    /// Per flow, the coupled law it runs as a BPF congestion control (`None`: the kernel's
-    /// Reno).
-    laws: Vec<Option<laws::KernelLaw>>,
+    /// Per flow, the law its sockets run.
+    laws: Vec<laws::FlowLaw>,
     /// Per global subflow: its path and its ACKs' path, as link positions.
     paths: Vec<Vec<usize>>,
     reverse: Vec<Option<Vec<usize>>>,
@@ -110,8 +109,7 @@ fn plan(s: &Scenario) -> Result<Plan, String> {
         if spec.paths.len() > MAX_SUBFLOWS {
             return no(&format!("{}.paths", model.key), &format!("the kernel's MPTCP opens at most {MAX_SUBFLOWS} subflows"));
         }
-        let law = laws::KernelLaw::named(&model.cc.algorithm);
-        if law.is_none() && !matches!(model.cc.algorithm.as_str(), "reno" | "uncoupled" | "cubic") {
+        let Some(law) = laws::FlowLaw::named(&model.cc.algorithm) else {
             return no(
                 &format!("{}.cc", model.key),
                 &format!(
@@ -119,7 +117,7 @@ fn plan(s: &Scenario) -> Result<Plan, String> {
                     model.cc.algorithm
                 ),
             );
-        }
+        };
         if let Some(param) = model.cc.params.keys().next() {
             return no(
                 &format!("{}.cc.{param}", model.key),
@@ -283,7 +281,7 @@ pub fn testbed(
     scenario.captures.extend(crate::captures::parse(capture)?);
     let plan = plan(&scenario)?;
     netns::check_privileges()?;
-    if plan.laws.iter().any(Option::is_some) {
+    if plan.laws.iter().any(|l| l.coupled().is_some()) {
         laws::check_tools()?;
     }
     let dir = out.unwrap_or_else(|| crate::suffixed(crate::default_out(file), "-testbed"));
@@ -416,18 +414,9 @@ struct TestbedRun {
 /// Sets up the namespaces, runs the flows and the links for the scenario's duration, and takes
 /// everything down again (also on error).
 fn run(s: &Scenario, plan: &Plan, stop: &Arc<AtomicBool>, quiet: bool) -> Result<TestbedRun, String> {
-    let wanted: Vec<laws::KernelLaw> = plan.laws.iter().flatten().copied().collect();
+    let wanted: Vec<laws::KernelLaw> = plan.laws.iter().filter_map(|l| l.coupled()).collect();
     let registered = laws::register(&wanted)?;
-    let congestion: Vec<String> = plan
-        .laws
-        .iter()
-        .zip(&s.flows)
-        .map(|(law, model)| match law {
-            Some(l) => registered.name_of(*l).unwrap_or(hosts::RENO).to_string(),
-            None if model.cc.algorithm == "cubic" => "cubic".to_string(),
-            None => hosts::RENO.to_string(),
-        })
-        .collect();
+    let congestion: Vec<String> = plan.laws.iter().map(|l| l.socket_name(&registered)).collect::<Result<_, _>>()?;
     let multipath: Vec<usize> = (0..plan.flows.len()).filter(|&f| plan.flows[f].paths.len() > 1).collect();
     let ns = Namespaces::create(&multipath)?;
     let result = run_in(s, plan, &ns, &congestion, stop, quiet);
@@ -661,12 +650,7 @@ fn run_in(
         }
         output.flows.push(FlowRecord {
             flow: name,
-            algorithm: match plan.laws[f] {
-                Some(law) => law.name(),
-                None if s.flows[f].cc.algorithm == "cubic" => "cubic",
-                None if flow.subflows == 1 => "reno",
-                None => "uncoupled",
-            },
+            algorithm: plan.laws[f].record_name(flow.subflows),
             subflows: flow.subflows as u32,
             start_s: spec.start.as_secs_f64(),
             goodput_bps: goodput,

@@ -172,7 +172,7 @@ struct eq_sums {
 /* Adds subflow s to the sums (a free slot adds nothing). */
 EQ_FUNC int eq_gather(const struct eq_subflow *s, struct eq_sums *sums)
 {
-	eq_num rate, q;
+	eq_num rate, per_rtt2, q;
 	if (!s || !sums || !s->sk)
 		return 0;
 	sums->subflows++;
@@ -184,8 +184,9 @@ EQ_FUNC int eq_gather(const struct eq_subflow *s, struct eq_sums *sums)
 	sums->total = eq_add(sums->total, rate);
 	if (eq_less(sums->fastest, rate))
 		sums->fastest = rate;
-	if (eq_less(sums->most_per_rtt2, eq_div(rate, eq_int(s->srtt_us))))
-		sums->most_per_rtt2 = eq_div(rate, eq_int(s->srtt_us));
+	per_rtt2 = eq_div(rate, eq_int(s->srtt_us));
+	if (eq_less(sums->most_per_rtt2, per_rtt2))
+		sums->most_per_rtt2 = per_rtt2;
 	q = eq_quality(s);
 	if (eq_less(sums->best_quality, q))
 		sums->best_quality = q;
