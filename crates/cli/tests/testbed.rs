@@ -38,8 +38,11 @@ fn scenario(dir: &Path, link: &str, extra: &str) -> PathBuf {
 }
 
 /// Testbed runs are light (eight tests of this file took 15 s of CPU in 39 s when run one
-/// after another), so they run at once, in their own namespaces; only the tests that count a
-/// run's leftovers run alone, since any run starting beside them removes them.
+/// after another), so they run at once, in their own namespaces; the tests that count a run's
+/// leftovers run alone, since any run starting beside them removes them, and so do those that
+/// compare goodputs with a simulation's, whose several runs at once take both cores: beside
+/// one another they left a flow's goodput 19 % off (a sharing case) and the emulator late
+/// enough to lengthen another test's minimum RTT by 1.4 ms.
 static ALONE: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
 /// Runs the testbed with `args`: what it printed, and the process id its namespaces are
@@ -738,7 +741,7 @@ fn two_short_cases_agree_with_the_kernel() {
     if !can_run("two_short_cases_agree_with_the_kernel") {
         return;
     }
-    let _beside = ALONE.read().unwrap_or_else(|e| e.into_inner());
+    let _alone = ALONE.write().unwrap_or_else(|e| e.into_inner());
     let dir = scratch("short-grid");
     let cases = std::thread::scope(|scope| {
         let dir = &dir;
@@ -912,7 +915,7 @@ fn two_short_sharing_cases_agree_with_the_kernel() {
     if !can_run("two_short_sharing_cases_agree_with_the_kernel") {
         return;
     }
-    let _beside = ALONE.read().unwrap_or_else(|e| e.into_inner());
+    let _alone = ALONE.write().unwrap_or_else(|e| e.into_inner());
     let dir = scratch("short-sharing");
     let rows = std::thread::scope(|scope| {
         let dir = &dir;
@@ -1044,7 +1047,7 @@ fn lia_in_the_kernel_couples_the_subflows_and_leaves_nothing_registered() {
     if !can_run_laws("lia_in_the_kernel_couples_the_subflows_and_leaves_nothing_registered") {
         return;
     }
-    let _beside = ALONE.read().unwrap_or_else(|e| e.into_inner());
+    let _alone = ALONE.write().unwrap_or_else(|e| e.into_inner());
     let dir = scratch("lia");
     let before = congestion_controls();
     let case = &COUPLED[0];
@@ -1130,25 +1133,25 @@ fn coupled_grid() {
 }
 
 /// CUBIC against the kernel's own `cubic`, as CI can afford it: one flow whose window random
-/// loss limits (50 Mb/s, 200 ms, 0.01 % loss: CUBIC's cubic region, where it takes about three
-/// times Reno's goodput), then two CUBIC flows beside a Reno through a drop-tail link; three
+/// loss limits (20 Mb/s, 200 ms, 0.02 % loss: CUBIC's cubic region, RFC 9438's average window
+/// 187 packets against Reno's 86), then two CUBIC flows beside a Reno through a drop-tail link; three
 /// runs a side, 40 s from 10 s. The testbed draws a link's random losses from the simulation's
 /// streams, so each seed's pair sees the same losses: the mean of the pairs' ratios of goodput
-/// is held to 5 %. Beside the Reno, the CUBIC flows' mean goodput is held to 5 % beyond the
+/// is held to 5 % beyond its noise. Beside the Reno, the CUBIC flows' mean goodput is held to 5 % beyond the
 /// noise, and so is the aggregate.
 #[test]
 fn cubic_agrees_with_the_kernels() {
     if !can_run("cubic_agrees_with_the_kernels") {
         return;
     }
-    let _beside = ALONE.read().unwrap_or_else(|e| e.into_inner());
+    let _alone = ALONE.write().unwrap_or_else(|e| e.into_inner());
     let dir = scratch("cubic");
     let head = "[sim]\nduration = \"40s\"\nwarmup = \"10s\"\nmss = \"1500B\"\n\n[tcp]\nprofile = \"linux-6\"\n\n";
     let lossy = format!(
-        "{head}[[link]]\nname = \"l\"\nrate = \"50Mbps\"\ndelay = \"100ms\"\nbuffer = \"1000pkt\"\nloss = 0.0001\n\n\
+        "{head}[[link]]\nname = \"l\"\nrate = \"20Mbps\"\ndelay = \"100ms\"\nbuffer = \"400pkt\"\nloss = 0.0002\n\n\
          [[flow]]\nname = \"c0\"\ncc = \"cubic\"\npaths = [[\"l\"]]\n"
     );
-    let alone = Agreement::run("cubic-alone-50Mbps-rtt200ms-loss1e-4".into(), lossy, 3, &dir);
+    let alone = Agreement::run("cubic-alone-20Mbps-rtt200ms-loss2e-4".into(), lossy, 3, &dir);
     println!("{}\n{}", Agreement::HEADER, alone.row());
     let paired: Vec<f64> = (1..=3)
         .map(|seed| {
@@ -1165,7 +1168,10 @@ fn cubic_agrees_with_the_kernels() {
         })
         .collect();
     let mean = paired.iter().sum::<f64>() / 3.0;
-    assert!((mean - 1.0).abs() <= 0.05, "one CUBIC flow: testbed / simulation per seed {paired:?}");
+    // Twice the standard error of the three ratios' mean: the kernel's trajectory leaves the
+    // simulation's after their first losses (per seed 0.93-1.10 in two sets of runs).
+    let noise = 2.0 * (paired.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / 2.0 / 3.0).sqrt();
+    assert!((mean - 1.0).abs() <= 0.05 + noise, "one CUBIC flow: testbed / simulation per seed {paired:?} (noise {noise:.3})");
     let shared = format!(
         "{head}[[link]]\nname = \"l\"\nrate = \"20Mbps\"\ndelay = \"20ms\"\nbuffer = \"50pkt\"\n\n\
          [[flow]]\nname = \"c0\"\ncc = \"cubic\"\npaths = [[\"l\"]]\n\n\
