@@ -314,9 +314,15 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
         name: "cubic",
         increase: "1/cnt, cnt = max(2, min(w_r/(W(t+d_min) − w_r), w_r/(W_est − w_r))), W(t) = C·(t − K)³ + W_max",
         decrease: "(1 − β)·w_r, β = 717/1024",
-        params: &[],
-        source: "RFC 9438 as Linux's tcp_cubic.c (C = 410/1024; no HyStart)",
-        make: |_| Ok(Algorithm::Cubic),
+        params: &[ParamSpec {
+            name: "hystart",
+            default: ParamDefault::Switch(true),
+            meaning: "HyStart ends slow start at an ACK train or a delay rise (Linux's module parameter)",
+            expected: "true or false",
+            valid: any_number,
+        }],
+        source: "RFC 9438 as Linux's tcp_cubic.c (C = 410/1024; HyStart)",
+        make: |p| Ok(Algorithm::Cubic { hystart: p.switch("hystart")? }),
     },
 ];
 
@@ -398,8 +404,12 @@ pub enum Algorithm {
     /// is not.
     Olia,
     /// `cubic` (RFC 9438 as Linux computes it), on each subflow independently: the kernel's
-    /// default TCP, for cross-traffic as real networks carry it.
-    Cubic,
+    /// default TCP, for cross-traffic as real networks carry it; slow start ends by HyStart
+    /// unless `hystart` is off.
+    Cubic {
+        /// Whether HyStart may end slow start before a loss.
+        hystart: bool,
+    },
     /// `rsf-db`, delay-based rent-seeking (seed 003 eq. 1): `+(1/w_r)·min(1, (d − q_r)/q_r)`,
     /// `−w_r/2`, with `q_r` = smoothed RTT − minimum RTT.
     RsfDb {
@@ -512,7 +522,7 @@ impl Algorithm {
             Algorithm::Generalized { beta, eta, n } => Box::new(Generalized { beta, eta, n }),
             Algorithm::Balia { integer_alpha } => Box::new(Balia { integer_alpha }),
             Algorithm::Olia => Box::new(Olia),
-            Algorithm::Cubic => Box::new(Cubic::default()),
+            Algorithm::Cubic { hystart } => Box::new(Cubic::new(hystart)),
             Algorithm::RsfDb { d } => Box::new(RsfDb { d }),
             Algorithm::RsfLb { mu } => Box::new(RsfLb { mu }),
         }

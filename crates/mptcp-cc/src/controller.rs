@@ -50,9 +50,36 @@ pub trait CoupledController: Debug + Send {
     /// Called on a loss event on subflow `r`, before the decrease is applied.
     fn on_loss(&mut self, _subflows: &[SubflowState], _r: usize) {}
 
+    /// Whether the law takes part in slow start through
+    /// [`slow_start_sample`](Self::slow_start_sample): asked once per connection, so that the
+    /// laws that do not cost nothing there.
+    fn watches_slow_start(&self) -> bool {
+        false
+    }
+
+    /// An RTT sample of an acknowledgement while subflow `r` is in slow start (its window below
+    /// ssthresh; its minimum RTT already updated): whether to leave slow start now, which the
+    /// transport does by setting ssthresh to the window (CUBIC's HyStart).
+    fn slow_start_sample(&mut self, _subflows: &[SubflowState], _r: usize, _sample: SlowStartSample) -> bool {
+        false
+    }
+
     /// The algorithm's internal state for subflow `r`, if it has one worth recording (OLIA's α,
     /// an adaptive `a`); recorded in the time series.
     fn internal_state(&self, _subflows: &[SubflowState], _r: usize) -> Option<f64> {
         None
     }
+}
+
+/// What an acknowledgement in slow start tells a law that watches it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SlowStartSample {
+    /// The RTT it measured, seconds.
+    pub rtt: f64,
+    /// When it arrived, picoseconds (the transport's clock).
+    pub now_ps: u64,
+    /// What it acknowledges: the first sequence number not yet acknowledged, segments.
+    pub snd_una: u64,
+    /// The next new sequence number the sender will send, segments.
+    pub snd_nxt: u64,
 }

@@ -32,6 +32,6 @@ pub mod sums;
 pub mod uncoupled;
 
 pub use algorithm::{ALGORITHMS, Algorithm, AlgorithmInfo, ParamDefault, ParamError, ParamSpec, ParamValue};
-pub use controller::CoupledController;
+pub use controller::{CoupledController, SlowStartSample};
 pub use reno::Reno;
 pub use state::SubflowState;

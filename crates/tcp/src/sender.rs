@@ -91,6 +91,10 @@ pub trait Window {
     fn set_recovering(&mut self, on: bool);
     /// A new RTT estimate: smoothed RTT and, if it is one, the new minimum, seconds.
     fn rtt_sampled(&mut self, srtt: f64, new_min: Option<f64>);
+    /// The RTT sample `rtt` of an acknowledgement up to `snd_una`, `snd_nxt` the next new
+    /// segment, after [`rtt_sampled`](Self::rtt_sampled), for a law that watches slow start:
+    /// in slow start, it may end it (CUBIC's HyStart).
+    fn slow_start_sample(&mut self, rtt: Time, snd_una: u64, snd_nxt: u64);
     /// `newly` segments were acknowledged, in any phase: the law's per-subflow counts (OLIA's
     /// and RSF's `l1`, `l2`) advance.
     fn acked(&mut self, newly: u64);
@@ -273,6 +277,8 @@ struct SenderSettings {
     prr_extra_on_progress_only: bool,
     /// RTT samples from one timed segment at a time (`rto_formula = "ns2"`).
     timed_rtt: bool,
+    /// The window law takes the RTT samples of slow start (CUBIC's HyStart).
+    law_watches_slow_start: bool,
 }
 
 impl SubflowSender {
@@ -321,8 +327,17 @@ impl SubflowSender {
                 fast_retransmit_alone: config.fast_retransmit_alone,
                 prr_extra_on_progress_only: config.prr_extra_on_progress_only,
                 timed_rtt: config.rto_formula == crate::config::RtoFormula::Ns2,
+                law_watches_slow_start: false,
             },
         }
+    }
+
+    /// The sender for a law that watches slow start
+    /// ([`CoupledController::watches_slow_start`](mptcp_cc::CoupledController::watches_slow_start)):
+    /// its RTT samples go to [`Window::slow_start_sample`] too.
+    pub fn with_law_watching_slow_start(mut self, watches: bool) -> SubflowSender {
+        self.settings.law_watches_slow_start = watches;
+        self
     }
 
     /// Whether resending `seq` restarts the retransmission timer: the oldest unacknowledged
@@ -713,7 +728,7 @@ impl SubflowSender {
         }
         self.phase = Phase::Open;
         if !self.syn_resent || self.settings.timestamps {
-            self.sample_rtt(ack.echo, now, w);
+            self.sample_rtt(ack.echo, now, ack.next, w);
         }
         self.stop_timer();
         if self.settings.syn_ack_grows {
@@ -732,18 +747,21 @@ impl SubflowSender {
                 && ack.next > seq
             {
                 self.timed = None;
-                self.sample_rtt(sent, now, w);
+                self.sample_rtt(sent, now, ack.next, w);
             }
         } else if (advanced || self.settings.rtt_every_ack) && (!ack.echo_retransmitted || self.settings.timestamps) {
-            self.sample_rtt(ack.echo, now, w);
+            self.sample_rtt(ack.echo, now, ack.next, w);
         }
     }
 
     #[inline(always)]
-    fn sample_rtt<W: Window>(&mut self, sent: Time, now: Time, w: &mut W) {
+    fn sample_rtt<W: Window>(&mut self, sent: Time, now: Time, acked_to: u64, w: &mut W) {
         let new_min = self.rtt.sample_at(sent, now, self.snd_una, self.snd_max);
         let srtt = self.rtt.srtt().expect("sampled").as_secs_f64();
         w.rtt_sampled(srtt, new_min.then(|| (now - sent).as_secs_f64()));
+        if self.settings.law_watches_slow_start {
+            w.slow_start_sample(now - sent, acked_to, self.snd_nxt);
+        }
         self.counters.srtt_sum += srtt;
         self.counters.rtt_samples += 1;
     }

@@ -3,7 +3,7 @@
 //! (handshake packets, retransmissions, the send loop, the timer), picking the subflow for new
 //! data on a multipath connection.
 
-use mptcp_cc::{CoupledController, SubflowState};
+use mptcp_cc::{CoupledController, SlowStartSample, SubflowState};
 use rand::RngExt;
 use sim_core::{Packet, PacketId, PacketKind, Time};
 
@@ -91,6 +91,18 @@ impl Window for Law<'_> {
         st.srtt = srtt;
         if let Some(m) = new_min {
             st.min_rtt = m;
+        }
+    }
+
+    #[inline]
+    fn slow_start_sample(&mut self, rtt: Time, snd_una: u64, snd_nxt: u64) {
+        let st = &self.states[self.r];
+        if st.cwnd < st.ssthresh {
+            let sample = SlowStartSample { rtt: rtt.as_secs_f64(), now_ps: self.now.as_ps(), snd_una, snd_nxt };
+            if self.cc.slow_start_sample(self.states, self.r, sample) {
+                let st = &mut self.states[self.r];
+                st.ssthresh = st.cwnd;
+            }
         }
     }
 

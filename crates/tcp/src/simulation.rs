@@ -285,6 +285,8 @@ impl Simulation {
         let first_subflow = self.owners.len() as u32;
         let mss = self.config.mss;
         let multipath = spec.paths.len() > 1;
+        let cc = spec.algorithm.build();
+        let law_watches_slow_start = cc.watches_slow_start();
         let mut senders = Vec::with_capacity(spec.paths.len());
         for (r, path) in spec.paths.iter().enumerate() {
             let global = first_subflow + r as u32;
@@ -304,7 +306,7 @@ impl Simulation {
                     endpoint(global, false),
                 ),
             };
-            senders.push(SubflowSender::new(route, ack_route, multipath, &spec.tcp));
+            senders.push(SubflowSender::new(route, ack_route, multipath, &spec.tcp).with_law_watching_slow_start(law_watches_slow_start));
             self.owners.push((conn_index, r as u32));
             self.path_ranges.push((self.path_links.len() as u32, path.len() as u32));
             self.path_links.extend_from_slice(path);
@@ -322,7 +324,7 @@ impl Simulation {
             })
         });
         self.conns.push(Connection {
-            cc: spec.algorithm.build(),
+            cc,
             states: vec![SubflowState::new(spec.tcp.initial_cwnd, spec.tcp.initial_ssthresh); n].into_boxed_slice(),
             senders: senders.into_boxed_slice(),
             receivers: vec![

@@ -31,6 +31,7 @@ impl Window for Reno {
     }
     fn set_recovering(&mut self, _: bool) {}
     fn rtt_sampled(&mut self, _: f64, _: Option<f64>) {}
+    fn slow_start_sample(&mut self, _: sim_core::Time, _: u64, _: u64) {}
     fn acked(&mut self, _: u64) {}
 }
 

@@ -119,7 +119,7 @@ impl Scenario {
                 warnings.push(format!("{}.receive_buffer: not modelled (windows are not bounded by it)", flow.key));
             }
             let algorithm = self.algorithm(flow)?;
-            if algorithm == mptcp_cc::Algorithm::Cubic {
+            if matches!(algorithm, mptcp_cc::Algorithm::Cubic { .. }) {
                 return Err(self.error(
                     format!("{}.cc", flow.key),
                     "CUBIC's growth depends on the time since its last loss, which the fluid model's window laws do not see: its response function is not modelled",
