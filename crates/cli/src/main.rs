@@ -151,6 +151,12 @@ enum Command {
         /// into results/<name>-ns2 by default: the same tables, from ns-2's own TCP.
         #[arg(long)]
         ns2: bool,
+        /// Make every run on this machine's kernel (as `equipoise testbed` does, as root), one
+        /// at a time in real time, with the settings and replicates of the sweep's `[paper]
+        /// kernel`; into results/<name>-testbed by default. A point whose law the kernel does not
+        /// have fails at once, naming it.
+        #[arg(long)]
+        testbed: bool,
         /// Write a Slurm batch script (a job array of shards) instead of running.
         #[arg(long)]
         slurm: bool,
@@ -233,9 +239,11 @@ enum Command {
         #[arg(long)]
         unknowns: bool,
         /// Check every finding again on the platforms the `[paper]` table names
-        /// (`platforms = ["ns2"]`), running the sweep there (into DATASET-ns2/, resumed).
-        #[arg(long)]
-        platforms: bool,
+        /// (`platforms = ["ns2", "kernel"]`), running the sweep there (into DATASET-ns2/ and
+        /// DATASET-testbed/, resumed); `--platforms=ns2` or `--platforms=kernel` on that one
+        /// alone. The kernel's runs need root and take real time, one at a time.
+        #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "all", value_name = "PLATFORM")]
+        platforms: Option<report::Platforms>,
         /// Runs at once for --unknowns and --platforms, 1 to 1024 [default: all cores].
         #[arg(long, value_parser = parse_jobs)]
         jobs: Option<usize>,
@@ -603,7 +611,7 @@ fn write_slurm(file: &Path, out: &Path, args: &slurm::SlurmArgs) -> Result<(), S
         quick: false,
         quiet: true,
         fluid: false,
-        ns2: args.ns2,
+        engine: if args.ns2 { sweep::Engine::Ns2 } else { sweep::Engine::Simulator },
     };
     sweep::prepare(&sweep, &layout)?;
     let script = out.join("sweep.sbatch");
@@ -643,6 +651,7 @@ fn main() -> ExitCode {
             quiet,
             fluid,
             ns2,
+            testbed,
             slurm,
             slurm_shards,
             slurm_cpus,
@@ -650,12 +659,28 @@ fn main() -> ExitCode {
             slurm_mem,
             slurm_partition,
         } => {
+            let engine = match (ns2, testbed) {
+                (true, _) => sweep::Engine::Ns2,
+                (false, true) => sweep::Engine::Testbed,
+                (false, false) => sweep::Engine::Simulator,
+            };
             let out = out.unwrap_or_else(|| {
                 let dataset = default_dataset(&file, quick);
-                if ns2 { sweep::ns2_dataset(&dataset) } else { dataset }
+                match engine {
+                    sweep::Engine::Simulator => dataset,
+                    sweep::Engine::Ns2 => sweep::ns2_dataset(&dataset),
+                    sweep::Engine::Testbed => sweep::testbed_dataset(&dataset),
+                }
             });
-            if fluid && ns2 {
-                Err("--fluid with --ns2: the fluid model is this tool's own; sweep without --ns2 to add it".into())
+            if ns2 && testbed {
+                Err("--ns2 with --testbed: a sweep's runs are made by one platform; run the sweep once with each".into())
+            } else if fluid && engine != sweep::Engine::Simulator {
+                Err("--fluid with --ns2 or --testbed: the fluid model is this tool's own; sweep without them to add it".into())
+            } else if testbed && slurm {
+                Err("--testbed with --slurm: the testbed runs on this machine's kernel, as root, in real time".into())
+            } else if testbed && jobs.is_some_and(|j| j > 1) {
+                Err("--testbed runs one run at a time: runs at once would share this machine's cores with each other's emulated links"
+                    .into())
             } else if slurm && fluid {
                 Err("--fluid with --slurm: once the job array is done, `equipoise sweep FILE --out DIR --resume --fluid` adds the fluid side without running anything again".into())
             } else if slurm && quick {
@@ -671,8 +696,8 @@ fn main() -> ExitCode {
                 };
                 write_slurm(&file, &out, &args)
             } else {
-                let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-                let args = sweep::SweepArgs { file, out: out.clone(), jobs, shard, resume, quick, quiet, fluid, ns2 };
+                let jobs = if testbed { 1 } else { jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())) };
+                let args = sweep::SweepArgs { file, out: out.clone(), jobs, shard, resume, quick, quiet, fluid, engine };
                 sweep::sweep(&args).map(|(ok, failed, skipped)| {
                     if !quiet {
                         emit(&format!("{ok} runs done, {failed} failed, {skipped} already done; dataset in {}/\n", out.display()));
@@ -683,15 +708,15 @@ fn main() -> ExitCode {
         Command::Report { quick: true, unknowns: true, .. } => {
             Err("--unknowns runs each sweep in full at every value of its unknowns; leave out --quick".into())
         }
-        Command::Report { quick: true, platforms: true, .. } => {
+        Command::Report { quick: true, platforms: Some(_), .. } => {
             Err("--platforms runs each sweep in full on the paper's platforms; leave out --quick".into())
         }
-        Command::Report { jobs: Some(_), unknowns: false, platforms: false, .. } => {
+        Command::Report { jobs: Some(_), unknowns: false, platforms: None, .. } => {
             Err("--jobs applies to --unknowns and --platforms only".into())
         }
         Command::Report { files, dataset, quick, into, unknowns, platforms, jobs } => {
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-            let args = report::ReportArgs { files, dataset, into, unknowns, platforms, jobs };
+            let args = report::ReportArgs { files, dataset, into, unknowns, platforms: platforms.unwrap_or(report::Platforms::None), jobs };
             report::report(&args, |f| default_dataset(f, quick)).map(|text| emit(&text))
         }
         Command::Summarize { dir } => summarize::summarize(&dir).map(|digest| emit(&digest)),

@@ -9,6 +9,7 @@
 //! counts as done only once it exists. No file records wall-clock time, so a dataset depends on
 //! nothing but the sweep file: any `--jobs`, any sharding, interrupted and resumed or not.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
@@ -168,19 +169,44 @@ fn tables_of(sweep: &Sweep) -> &'static [&'static str] {
     if sweep.is_aimd() { &AIMD_TABLES } else { &TABLES }
 }
 
-/// Runs one simulation (in ns-2 with `ns2`); its records, or why it failed.
-fn simulate(sweep: &Sweep, run: &Run, ns2: bool) -> Result<Outcome, String> {
+/// What makes a sweep's runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// This simulator (or seed 004's AIMD model, for its sweeps).
+    Simulator,
+    /// ns-2.35, from the script `equipoise export ns2` writes.
+    Ns2,
+    /// This machine's kernel, through the testbed: one run at a time, in real time.
+    Testbed,
+}
+
+impl Engine {
+    /// The dataset's `equipoise.source`, as the single runs of each engine write it.
+    fn source(self) -> &'static str {
+        match self {
+            Engine::Simulator => "packet",
+            Engine::Ns2 => "ns2",
+            Engine::Testbed => "testbed",
+        }
+    }
+}
+
+/// Runs one simulation (in ns-2, or on the testbed, as `engine` says); its records, or why it
+/// failed.
+fn simulate(sweep: &Sweep, run: &Run, engine: Engine) -> Result<Outcome, String> {
     let experiment = sweep.scenario(run).map_err(|e| e.to_string())?;
     let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<Outcome, String> {
         match experiment {
             Experiment::Packet(mut s) => {
                 // A sweep writes tables, not packet captures: a `[[capture]]` is for `run`.
                 s.captures.clear();
-                let out = if ns2 {
-                    let made = crate::ns2_run::run_ns2(&s, None)?;
-                    s.read_ns2_results(&made.results).map_err(|e| format!("ns-2's results: {e}"))?.output
-                } else {
-                    s.build().map_err(|e| e.to_string())?.run()
+                let out = match engine {
+                    Engine::Simulator => s.build().map_err(|e| e.to_string())?.run(),
+                    Engine::Ns2 => {
+                        let made = crate::ns2_run::run_ns2(&s, None)?;
+                        s.read_ns2_results(&made.results).map_err(|e| format!("ns-2's results: {e}"))?.output
+                    }
+                    Engine::Testbed => on_testbed(&s)?,
                 };
                 let metrics = s.metrics(&out);
                 Ok(Outcome::Packet { out: Box::new(out), metrics })
@@ -246,14 +272,11 @@ fn write_batch(
     // The sweep file's name, not its path: the dataset must not depend on where the sweep was
     // started from (a cluster's tasks see absolute paths). Per-run seeds are in the rows.
     let name = Path::new(&sweep.file).file_name().map_or_else(|| sweep.file.clone(), |n| n.to_string_lossy().into_owned());
-    let source = if sweep.is_aimd() {
-        "aimd"
-    } else if args.ns2 {
-        "ns2"
-    } else {
-        "packet"
-    };
-    let provenance = Provenance { source, ..Provenance::packet(name, sweep.scenario_text.clone(), sweep.seed) };
+    let source = if sweep.is_aimd() { "aimd" } else { args.engine.source() };
+    let mut provenance = Provenance { source, ..Provenance::packet(name, sweep.scenario_text.clone(), sweep.seed) };
+    if args.engine == Engine::Testbed {
+        provenance.notes.push(("testbed.kernel".into(), kernel_release()));
+    }
     for (table, df) in names.iter().zip(tables_acc) {
         // A table with no rows (no time series when sampling is off) gets no file.
         if let Some(mut df) = df.filter(|d| d.height() > 0) {
@@ -282,16 +305,18 @@ pub struct SweepArgs {
     pub quiet: bool,
     /// Add the fluid equilibrium of every point (`DIR/fluid/`).
     pub fluid: bool,
-    /// Make every run in ns-2.35 instead of the simulator.
-    pub ns2: bool,
+    /// What makes the runs.
+    pub engine: Engine,
 }
 
 /// What decides a sweep's runs, so that a dataset is resumed only by its own sweep: the file's
 /// TOML without its `[paper]` table (the paper's numbers and findings, and comments, may be
 /// edited without invalidating the runs), and a variant's settings (`# --quick: …`, an
-/// unknown's value, `# --unknown: …`, and runs made in ns-2, `# --ns2`).
+/// unknown's value, `# --unknown: …`, runs made in ns-2, `# --ns2`, and the kernel's settings,
+/// `# --kernel: …`).
 fn runs_of(text: &str) -> Result<(toml::Table, Vec<&str>), &str> {
-    let variant = text.lines().filter(|l| ["# --quick:", "# --unknown:", "# --ns2"].iter().any(|v| l.starts_with(v))).collect();
+    let variant =
+        text.lines().filter(|l| ["# --quick:", "# --unknown:", "# --ns2", "# --kernel:"].iter().any(|v| l.starts_with(v))).collect();
     let mut table: toml::Table = text.parse().map_err(|_| text)?;
     table.remove("paper");
     Ok((table, variant))
@@ -380,6 +405,104 @@ pub fn in_ns2(mut sweep: Sweep) -> Result<Sweep, String> {
     Ok(sweep)
 }
 
+/// Where the kernel's side of the dataset `dir` lives: `DIR-testbed`.
+pub fn testbed_dataset(dir: &Path) -> PathBuf {
+    crate::suffixed(dir.to_path_buf(), "-testbed")
+}
+
+/// `sweep` as it runs on this machine's kernel (its `[paper] kernel` settings and replicates),
+/// checked before anything runs: this machine can run the testbed, and at least one point.
+/// A point the kernel cannot run (a law it does not have) is not refused: its runs fail at
+/// once with the testbed's reason, so that the others' findings are checked and its own are
+/// "not tested here".
+pub fn on_kernel(sweep: Sweep) -> Result<Sweep, String> {
+    let file = sweep.file.clone();
+    let sweep = sweep.on_kernel().map_err(|e| e.to_string())?;
+    let (refused, coupled) = kernel_refusals(&sweep)?;
+    if refused.len() == sweep.points.len() {
+        let each: Vec<String> = refused.iter().map(|(p, why)| format!("point {p} ({}): {why}", sweep.points[*p].label())).collect();
+        return Err(format!("{file}: --testbed: the kernel can run none of the points; {}", each.join("; ")));
+    }
+    testbed_host(coupled).map_err(|e| format!("{file}: --testbed: {e}"))?;
+    Ok(sweep)
+}
+
+/// The points of `sweep` that the testbed cannot run, each with the testbed's reason, and
+/// whether the others need a law loaded into the kernel.
+pub fn kernel_refusals(sweep: &Sweep) -> Result<(BTreeMap<usize, String>, bool), String> {
+    let file = &sweep.file;
+    let mut coupled = false;
+    let mut refused = BTreeMap::new();
+    for run in sweep.runs().iter().filter(|r| r.replicate == 0) {
+        match sweep.scenario(run).map_err(|e| format!("{file}: {e}"))? {
+            Experiment::Aimd(_) => {
+                return Err(format!("{file}: --testbed: an AIMD-model sweep is a model, not a network: the kernel has nothing to run"));
+            }
+            Experiment::Packet(s) => match testbed_check(&s) {
+                Ok(uses_bpf) => coupled |= uses_bpf,
+                Err(e) => {
+                    refused.insert(run.point, e);
+                }
+            },
+        }
+    }
+    Ok((refused, coupled))
+}
+
+#[cfg(target_os = "linux")]
+fn testbed_check(s: &topologies::Scenario) -> Result<bool, String> {
+    crate::testbed::check(s)?;
+    crate::testbed::uses_coupled_laws(s)
+}
+
+#[cfg(target_os = "linux")]
+fn testbed_host(coupled: bool) -> Result<(), String> {
+    crate::testbed::check_host(coupled)
+}
+
+#[cfg(target_os = "linux")]
+fn on_testbed(s: &topologies::Scenario) -> Result<tcp::RunOutput, String> {
+    crate::testbed::run_for_sweep(s)
+}
+
+#[cfg(target_os = "linux")]
+fn testbed_signalled() -> bool {
+    crate::testbed::signalled()
+}
+
+#[cfg(target_os = "linux")]
+fn kernel_release() -> String {
+    crate::testbed::kernel_version()
+}
+
+#[cfg(not(target_os = "linux"))]
+const NOT_LINUX: &str = "the testbed runs the scenario on Linux's own TCP, in network namespaces: it needs Linux";
+
+#[cfg(not(target_os = "linux"))]
+fn testbed_check(_: &topologies::Scenario) -> Result<bool, String> {
+    Err(NOT_LINUX.into())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn testbed_host(_: bool) -> Result<(), String> {
+    Err(NOT_LINUX.into())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn on_testbed(_: &topologies::Scenario) -> Result<tcp::RunOutput, String> {
+    Err(NOT_LINUX.into())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn testbed_signalled() -> bool {
+    false
+}
+
+#[cfg(not(target_os = "linux"))]
+fn kernel_release() -> String {
+    String::new()
+}
+
 /// Runs the sweep; returns (runs done now, runs failed now, runs skipped as already done).
 pub fn sweep(args: &SweepArgs) -> Result<(u64, u64, u64), String> {
     let mut sweep = Sweep::load(&args.file).map_err(|e| e.to_string())?;
@@ -389,8 +512,10 @@ pub fn sweep(args: &SweepArgs) -> Result<(u64, u64, u64), String> {
     if args.fluid && sweep.is_aimd() {
         return Err(format!("{}: --fluid: an AIMD-model sweep is a model already; it has no fluid side", args.file.display()));
     }
-    if args.ns2 {
-        sweep = in_ns2(sweep)?;
+    match args.engine {
+        Engine::Simulator => {}
+        Engine::Ns2 => sweep = in_ns2(sweep)?,
+        Engine::Testbed => sweep = on_kernel(sweep)?,
     }
     prepare(&sweep, args)?;
     let counts = run_prepared(&sweep, args)?;
@@ -551,7 +676,13 @@ pub fn run_prepared(sweep: &Sweep, args: &SweepArgs) -> Result<(u64, u64, u64), 
                 // Batches taken in order: the first batch is also the first on disk.
                 while !stop.load(Ordering::Relaxed) {
                     let Some((b, runs)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
-                    let outcomes = runs.iter().map(|run| (run, simulate(sweep, run, args.ns2))).collect();
+                    let outcomes = runs.iter().map(|run| (run, simulate(sweep, run, args.engine))).collect();
+                    // A testbed run that a signal stopped is no result: nothing of it is
+                    // written, so that --resume makes it again.
+                    if args.engine == Engine::Testbed && testbed_signalled() {
+                        stop.store(true, Ordering::Relaxed);
+                        break;
+                    }
                     if send.send((*b, outcomes)).is_err() {
                         break;
                     }
@@ -583,6 +714,9 @@ pub fn run_prepared(sweep: &Sweep, args: &SweepArgs) -> Result<(u64, u64, u64), 
     bar.finish();
     if let Some(e) = first_error {
         return Err(e);
+    }
+    if args.engine == Engine::Testbed && testbed_signalled() {
+        return Err(format!("stopped by a signal: the runs finished before it are in {}; `--resume` makes the others", args.out.display()));
     }
     Ok((count(&todo) - failed, failed, skipped))
 }

@@ -143,6 +143,18 @@ fn table(dir: &Path, name: &str) -> DataFrame {
     ParquetReader::new(File::open(dir.join(format!("{name}.parquet"))).unwrap()).finish().unwrap()
 }
 
+/// Table `name` of a sweep's dataset: its batch files, in order, one below the other.
+fn dataset_table(dir: &Path, name: &str) -> DataFrame {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(name)).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let mut frames = files.iter().map(|f| ParquetReader::new(File::open(f).unwrap()).finish().unwrap());
+    let first = frames.next().expect("a batch");
+    frames.fold(first, |mut all, df| {
+        all.vstack_mut(&df).unwrap();
+        all
+    })
+}
+
 #[test]
 fn a_link_carries_its_rate_with_its_delay_and_holds_its_buffer() {
     if !can_run("a_link_carries_its_rate_with_its_delay_and_holds_its_buffer") {
@@ -1189,5 +1201,61 @@ fn cubic_agrees_with_the_kernels() {
         cubic(1) / 1e6
     );
     assert!(Agreement::relative(beside.aggregate).abs() <= 0.05 + beside.aggregate_noise, "aggregate {:?}", beside.aggregate);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A sweep whose `[paper]` names the kernel: `report --platforms` runs it on the testbed with
+/// its `kernel` settings, one run per point; a point whose law the kernel lacks fails at once
+/// with the reason, its numbers show "not run", and an ordering through it is checked along
+/// the points that ran.
+#[test]
+fn a_sweeps_findings_are_checked_on_the_kernel_without_the_points_it_cannot_run() {
+    if !can_run_laws("a_sweeps_findings_are_checked_on_the_kernel_without_the_points_it_cannot_run") {
+        return;
+    }
+    let _alone = ALONE.write().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("kernel-platform");
+    let before = congestion_controls();
+    let link = |name: &str| format!("[[link]]\nname = \"{name}\"\nrate = \"10Mbps\"\ndelay = \"10ms\"\nbuffer = \"50pkt\"\n\n");
+    let scenario = format!(
+        "[sim]\nduration = \"20s\"\nwarmup = \"5s\"\nmss = \"1500B\"\n\n[tcp]\njitter = \"1ms\"\n\n{}{}\
+         [[flow]]\nname = \"mp\"\ncc = \"lia\"\npaths = [[\"l1\"], [\"l2\"]]\n\n\
+         [[flow]]\nname = \"sp\"\ncc = \"reno\"\npaths = [[\"l2\"]]\n",
+        link("l1"),
+        link("l2")
+    );
+    std::fs::write(dir.join("two-links.toml"), scenario).unwrap();
+    let sweep = dir.join("sweep.toml");
+    std::fs::write(
+        &sweep,
+        "scenario = \"two-links.toml\"\nreplicates = 2\nseed = 7\n\n\
+         [grid]\n\"flow.mp.cc\" = [\"uncoupled\", \"semicoupled\", \"lia\"]\n\n\
+         [paper]\nsource = \"a test\"\nplatforms = [\"kernel\"]\n\
+         kernel = { replicates = 1, set = { \"sim.duration\" = \"5s\", \"sim.warmup\" = \"2s\", \"tcp.jitter\" = \"0s\" } }\n\n\
+         [[paper.value]]\nlabel = \"LIA, multipath\"\npoint = { \"flow.mp.cc\" = \"lia\" }\nmetric = \"goodput_mean\"\ngroup = \"mp\"\nvalue = 10e6\n\n\
+         [[paper.value]]\nlabel = \"Semicoupled, multipath\"\npoint = { \"flow.mp.cc\" = \"semicoupled\" }\nmetric = \"goodput_mean\"\ngroup = \"mp\"\nvalue = 10e6\n\n\
+         [[paper.claim]]\ntext = \"the single-path user gets more beside coupled laws\"\nmetric = \"goodput_mean\"\ngroup = \"sp\"\n\
+         increasing = [{ point = { \"flow.mp.cc\" = \"uncoupled\" } }, { point = { \"flow.mp.cc\" = \"semicoupled\" } }, { point = { \"flow.mp.cc\" = \"lia\" } }]\n",
+    )
+    .unwrap();
+    let (file, dataset) = (sweep.to_str().unwrap(), dir.join("sim"));
+    let o = equipoise(&["sweep", file, "--out", dataset.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let started = Instant::now();
+    let o = equipoise(&["report", file, "--dataset", dataset.to_str().unwrap(), "--platforms"]);
+    let report = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{}", stderr(&o));
+    println!("{report}\n(kernel side in {:.0} s)", started.elapsed().as_secs_f64());
+    assert!(report.contains("1 replicate per point instead of 2: 2 points run"), "{report}");
+    assert!(report.contains("Point 1 (flow.mp.cc=\"semicoupled\") is not run: flow.mp.cc:"), "{report}");
+    assert!(report.contains("| Semicoupled, multipath | 10 Mb/s |") && report.contains("| not run (point 1) | — |"), "{report}");
+    assert!(report.contains("(in part) | without the points not run (1): uncoupled:"), "{report}");
+    // The kernel's dataset: the two runs the kernel made, and the third failed with the reason.
+    let runs = dataset_table(&dir.join("sim-testbed"), "runs");
+    let status: Vec<&str> = runs.column("status").unwrap().str().unwrap().into_no_null_iter().collect();
+    assert_eq!(status, ["ok", "failed", "ok"]);
+    let flows = dataset_table(&dir.join("sim-testbed"), "flows");
+    assert!(flows.column("goodput_bps").unwrap().f64().unwrap().into_no_null_iter().all(|g| g > 1e6), "{flows}");
+    assert_eq!(congestion_controls(), before, "the kernel's congestion controls are as they were");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -5,7 +5,9 @@
 //! ```toml
 //! [paper]
 //! source = "Table III"
-//! platforms = ["ns2"]                       # also check the findings in ns-2.35 (report --platforms)
+//! platforms = ["ns2"]                       # also check the findings in ns-2.35 (report --platforms),
+//!                                           # or "kernel": on this machine's kernel (the testbed)
+//! kernel = { replicates = 2, set = { "sim.duration" = "60s" } }  # the kernel's runs take real time
 //!
 //! [[paper.value]]
 //! label = "EWTCP, single-path users"
@@ -63,6 +65,8 @@ pub struct Paper {
     /// The paper's own platforms that this tool can run the sweep on: the findings are
     /// checked there too (`equipoise report --platforms`).
     pub platforms: Vec<Platform>,
+    /// How the runs on the kernel differ from the sweep's: they take real time.
+    pub kernel: KernelRuns,
 }
 
 /// A platform other than the simulator that a sweep's runs can be made on.
@@ -70,6 +74,19 @@ pub struct Paper {
 pub enum Platform {
     /// ns-2.35, from the script `equipoise export ns2` writes.
     Ns2,
+    /// This machine's Linux kernel, through `equipoise testbed`.
+    Kernel,
+}
+
+/// The sweep as it runs on the kernel (`[paper] kernel = { … }`): its runs take their duration
+/// in wall-clock time, so they may be fewer and shorter, and settings the testbed refuses
+/// (a send jitter) may be set aside. The report states both beside the kernel's verdicts.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KernelRuns {
+    /// Replicates per point, at most the sweep's (the sweep's own when absent).
+    pub replicates: Option<u32>,
+    /// Settings after every point's values, as `--set` takes them (`"sim.duration" = "60s"`).
+    pub sets: Vec<(String, Value)>,
 }
 
 /// A scenario key the paper does not give, and the range it plausibly spans.
@@ -278,7 +295,13 @@ pub fn read_paper(file: &str, table: &Table, keys: &[String], points: &[Point]) 
             for (i, p) in list.iter().enumerate() {
                 let platform = match p.as_str() {
                     Some("ns2") => Platform::Ns2,
-                    _ => return Err(t.error(&format!("platforms[{i}]"), format!("{p}: expected \"ns2\" (ns-2.35)"))),
+                    Some("kernel") => Platform::Kernel,
+                    _ => {
+                        return Err(t.error(
+                            &format!("platforms[{i}]"),
+                            format!("{p}: expected \"ns2\" (ns-2.35) or \"kernel\" (this machine's, by the testbed)"),
+                        ));
+                    }
                 };
                 if platforms.contains(&platform) {
                     return Err(t.error(&format!("platforms[{i}]"), format!("{p} is listed twice")));
@@ -288,11 +311,33 @@ pub fn read_paper(file: &str, table: &Table, keys: &[String], points: &[Point]) 
         }
         Some(other) => return Err(t.error("platforms", format!("expected a list such as [\"ns2\"], found {}", type_name(other)))),
     }
+    let kernel = read_kernel_runs(&mut t, &platforms)?;
     t.finish()?;
     if values.is_empty() && claims.is_empty() {
         return Err(ScenarioError::new(file, "paper", "empty; give [[paper.value]] or [[paper.claim]] entries"));
     }
-    Ok(Paper { source, values, claims, unknowns, platforms })
+    Ok(Paper { source, values, claims, unknowns, platforms, kernel })
+}
+
+/// `[paper] kernel = { replicates, set }`, given only beside `platforms = ["kernel"]`.
+fn read_kernel_runs(t: &mut Reader<'_>, platforms: &[Platform]) -> Result<KernelRuns> {
+    let Some(mut k) = t.table("kernel")? else { return Ok(KernelRuns::default()) };
+    if !platforms.contains(&Platform::Kernel) {
+        return Err(t.error("kernel", "given, but `platforms` does not list \"kernel\": the sweep never runs on the kernel"));
+    }
+    let replicates = k.bounded("replicates", 1..=u32::MAX as u64, "replicates per point on the kernel")?.map(|r| r as u32);
+    let sets = match k.value("set") {
+        None => Vec::new(),
+        Some(Value::Table(set)) => set.iter().map(|(key, v)| (key.clone(), v.clone())).collect(),
+        Some(other) => {
+            return Err(k.error(
+                "set",
+                format!("expected a table of settings such as {{ \"sim.duration\" = \"60s\" }}, found {}", type_name(other)),
+            ));
+        }
+    };
+    k.finish()?;
+    Ok(KernelRuns { replicates, sets })
 }
 
 /// The array of tables at `key` (`[[paper.key]]`), empty when absent.

@@ -229,6 +229,10 @@ impl Sweep {
                 sweep.with_unknown(i, j)?;
             }
         }
+        // So are the kernel's settings and replicates.
+        if sweep.paper.as_ref().is_some_and(|p| p.platforms.contains(&crate::paper::Platform::Kernel)) {
+            sweep.clone().on_kernel()?;
+        }
         Ok(sweep)
     }
 
@@ -314,18 +318,48 @@ impl Sweep {
     /// confidence interval), one run per file. Its text records the settings, so that its
     /// dataset is never taken for the full sweep's.
     pub fn quick(self, sets: &[(String, String)]) -> Result<Sweep> {
+        let listed: Vec<String> = sets.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let sets = sets.iter().map(|(k, v)| (k.clone(), crate::overrides::parse_value(v))).collect();
+        let replicates = self.replicates.min(2);
+        self.adjusted(sets, replicates, &format!("quick: {}", listed.join(" ")))
+    }
+
+    /// The sweep as it runs on the kernel: `[paper] kernel`'s settings after every point's
+    /// values and its replicates, one run per file (each takes real time: an interrupted sweep
+    /// resumes from the last run). Its text records the settings.
+    pub fn on_kernel(self) -> Result<Sweep> {
+        let runs = self.paper.as_ref().map(|p| p.kernel.clone()).unwrap_or_default();
+        let replicates = runs.replicates.unwrap_or(self.replicates);
+        if replicates > self.replicates {
+            return Err(ScenarioError::new(
+                &self.file,
+                "paper.kernel.replicates",
+                format!("{replicates}: at most the sweep's own {} (the kernel's runs are the sweep's, fewer)", self.replicates),
+            ));
+        }
+        let listed: Vec<String> = runs.sets.iter().map(|(k, v)| format!("{k}={}", value_text(v))).collect();
+        let file = self.file.clone();
+        self.adjusted(runs.sets, replicates, &format!("kernel: {} replicates={replicates}", listed.join(" ")))
+            .map_err(|e| ScenarioError::new(&file, "paper.kernel.set", format!("the scenario with these settings: {e}")))
+    }
+
+    /// The sweep with `sets` applied after every point's values (to its base scenario too),
+    /// `replicates` per point and one run per file; its text gets the line `# --{marker}`.
+    fn adjusted(self, sets: Vec<(String, Value)>, replicates: u32, marker: &str) -> Result<Sweep> {
+        let variant = marker.split(':').next().unwrap_or(marker);
         let mut base = self.base.clone();
-        let after_points: Vec<(String, Value)> = sets.iter().map(|(k, v)| (k.clone(), crate::overrides::parse_value(v))).collect();
-        for (key, value) in &after_points {
-            set_key(&mut base, key, value.clone()).map_err(|m| ScenarioError::new(&self.scenario_name, format!("quick.\"{key}\""), m))?;
+        for (key, value) in &sets {
+            set_key(&mut base, key, value.clone())
+                .map_err(|m| ScenarioError::new(&self.scenario_name, format!("{variant}.\"{key}\""), m))?;
         }
         Experiment::read(&self.scenario_name, &base)?;
-        let listed: Vec<String> = sets.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let mut after_points = self.after_points.clone();
+        after_points.extend(sets);
         Ok(Sweep {
-            text: format!("{}\n# --quick: {}\n", self.text, listed.join(" ")),
+            text: format!("{}\n# --{marker}\n", self.text),
             scenario_text: toml::to_string(&base).map_err(|e| ScenarioError::new(&self.scenario_name, "", e.to_string()))?,
             base,
-            replicates: self.replicates.min(2),
+            replicates,
             runs_per_file: 1,
             after_points,
             ..self

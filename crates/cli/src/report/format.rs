@@ -115,6 +115,11 @@ pub(super) fn side_name(sweep: &Sweep, claim: &Claim, chain: &[Quantity], q: &Qu
 }
 
 /// A wall time: seconds below two minutes, minutes above.
+/// `n` and the noun in its number: "1 replicate", "2 replicates".
+pub(super) fn count(n: u32, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 pub(super) fn duration(s: f64) -> String {
     if s < 120.0 { format!("{s:.0} s") } else { format!("{:.1} min", s / 60.0) }
 }

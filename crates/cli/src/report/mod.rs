@@ -12,7 +12,10 @@ use std::path::{Path, PathBuf};
 use topologies::paper::{Claim, Paper, PaperValue, Platform, Relation, Statistic};
 use topologies::sweep::Sweep;
 
+use std::collections::BTreeMap;
+
 use crate::output;
+use crate::sweep::Engine;
 use document::{SUMMARY, replace_block, summary};
 use format::{chain_name, show, show_ci, side_name, significant, unit_of};
 use measure::{Dataset, Measured, per_replicate};
@@ -29,11 +32,36 @@ pub struct ReportArgs {
     /// Check every finding again at each value of the paper's unknowns, running the sweep at
     /// each (into `DATASET-unknowns/KEY=VALUE`, resumed when there).
     pub unknowns: bool,
-    /// Check every finding again on the platforms the paper's table names, running the sweep
-    /// there (into `DATASET-ns2`, resumed when there).
-    pub platforms: bool,
+    /// The platforms the paper's table names on which every finding is checked again, running
+    /// the sweep there (into `DATASET-ns2` or `DATASET-testbed`, resumed when there).
+    pub platforms: Platforms,
     /// Runs at once, for `unknowns` and `platforms`.
     pub jobs: usize,
+}
+
+/// Which of a paper's platforms `report` runs the sweep on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Platforms {
+    /// None: the simulator's side alone.
+    #[value(skip)]
+    None,
+    /// Every platform the paper's table names.
+    All,
+    /// ns-2.35, where the paper's table names it.
+    Ns2,
+    /// This machine's kernel (as root), where the paper's table names it.
+    Kernel,
+}
+
+impl Platforms {
+    fn includes(self, platform: Platform) -> bool {
+        match self {
+            Platforms::None => false,
+            Platforms::All => true,
+            Platforms::Ns2 => platform == Platform::Ns2,
+            Platforms::Kernel => platform == Platform::Kernel,
+        }
+    }
 }
 
 /// The Markdown report of one sweep; with `unknowns`, each finding also at each value of the
@@ -47,8 +75,8 @@ pub fn report_one(file: &Path, dataset: &Path, args: &ReportArgs) -> Result<Stri
     let mut data = Dataset::new(dataset.to_path_buf());
     let mut out = String::new();
     render(&mut out, &sweep, paper, &name, &mut data).map_err(|e| e.to_string())?;
-    if args.platforms {
-        for &platform in &paper.platforms {
+    for &platform in &paper.platforms {
+        if args.platforms.includes(platform) {
             render_platform(&mut out, &sweep, paper, file, &mut data, platform, args.jobs)?;
         }
     }
@@ -59,7 +87,8 @@ pub fn report_one(file: &Path, dataset: &Path, args: &ReportArgs) -> Result<Stri
 }
 
 /// The paper's numbers and findings on `platform` beside ours (`ours`, the sweep's dataset):
-/// the sweep run there (resumed when its dataset is there).
+/// the sweep run there (resumed when its dataset is there). On the kernel, a point the testbed
+/// cannot run leaves its numbers out and its findings "not tested here", with the reason.
 fn render_platform(
     out: &mut String,
     sweep: &Sweep,
@@ -70,38 +99,133 @@ fn render_platform(
     jobs: usize,
 ) -> Result<(), String> {
     let name = file.display().to_string();
-    let Platform::Ns2 = platform;
-    let dir = crate::sweep::ns2_dataset(&ours.dir);
-    let on_ns2 = crate::sweep::in_ns2(sweep.clone())?;
-    run_variant(&on_ns2, file, &dir, jobs, true)?;
+    let (variant, dir, engine, jobs) = match platform {
+        Platform::Ns2 => (crate::sweep::in_ns2(sweep.clone())?, crate::sweep::ns2_dataset(&ours.dir), Engine::Ns2, jobs),
+        Platform::Kernel => (crate::sweep::on_kernel(sweep.clone())?, crate::sweep::testbed_dataset(&ours.dir), Engine::Testbed, 1),
+    };
+    let refused = match platform {
+        Platform::Ns2 => BTreeMap::new(),
+        Platform::Kernel => crate::sweep::kernel_refusals(&variant)?.0,
+    };
+    run_variant(&variant, file, &dir, jobs, engine)?;
     let wall = wall_of(&dir).map(|s| format!(", {} of wall time here", format::duration(s))).unwrap_or_default();
     let mut theirs = Dataset::new(dir.clone());
-    out.push_str(&format!(
-        "In ns-2.35 itself, the paper's platform: every run of the sweep made by ns-2 from the script `equipoise export ns2` writes (`equipoise sweep {name} --ns2` → `{}`), {} points × {} replicates{wall}.\n\n",
-        dir.display(),
-        sweep.points.len(),
-        sweep.replicates
-    ));
+    let column = match platform {
+        Platform::Ns2 => {
+            out.push_str(&format!(
+                "In ns-2.35 itself, the paper's platform: every run of the sweep made by ns-2 from the script `equipoise export ns2` writes (`equipoise sweep {name} --ns2` → `{}`), {} points × {} replicates{wall}.\n\n",
+                dir.display(),
+                sweep.points.len(),
+                sweep.replicates
+            ));
+            "ns-2.35".to_string()
+        }
+        Platform::Kernel => {
+            out.push_str(&kernel_intro(sweep, &variant, &name, &dir, &refused, &wall));
+            "kernel".to_string()
+        }
+    };
     if !paper.values.is_empty() {
-        out.push_str("| | paper | ours | ns-2.35 | ns-2.35 / paper |\n|---|---|---|---|---|\n");
+        out.push_str(&format!("| | paper | ours | {column} | {column} / paper |\n|---|---|---|---|---|\n"));
         for v in &paper.values {
             let (ours_text, _) = value_cells(v, &ours.measure(&name, &v.quantity)?);
-            let (ns2_text, ratio) = value_cells(v, &theirs.measure(&name, &v.quantity)?);
-            out.push_str(&format!("| {} | {} | {ours_text} | {ns2_text} | {ratio} |\n", v.label, paper_cell(v)));
+            let (their_text, ratio) = if refused.contains_key(&v.quantity.point) {
+                (format!("not run (point {})", v.quantity.point), "—".to_string())
+            } else {
+                value_cells(v, &theirs.measure(&name, &v.quantity)?)
+            };
+            out.push_str(&format!("| {} | {} | {ours_text} | {their_text} | {ratio} |\n", v.label, paper_cell(v)));
         }
         out.push('\n');
     }
     if !paper.claims.is_empty() {
-        out.push_str("| finding | ours | ns-2.35 | ns-2.35 measured |\n|---|---|---|---|\n");
+        out.push_str(&format!("| finding | ours | {column} | {column} measured |\n|---|---|---|---|\n"));
         for claim in &paper.claims {
             let (mine, _) = evaluate(sweep, claim, &name, ours)?;
-            let (verdict, measured) = evaluate(&on_ns2, claim, &name, &mut theirs)?;
+            let (mark, measured) = match runnable_part(claim, &refused) {
+                Runnable::All => {
+                    let (verdict, measured) = evaluate(&variant, claim, &name, &mut theirs)?;
+                    (verdict.mark().to_string(), measured)
+                }
+                Runnable::Part(part, left_out) => {
+                    let (verdict, measured) = evaluate(&variant, &part, &name, &mut theirs)?;
+                    let points: Vec<String> = left_out.iter().map(usize::to_string).collect();
+                    (format!("{} (in part)", verdict.mark()), format!("without the points not run ({}): {measured}", points.join(", ")))
+                }
+                Runnable::Nothing(left_out) => {
+                    let points: Vec<String> = left_out.iter().map(usize::to_string).collect();
+                    (Verdict::NotTested.mark().to_string(), format!("needs the points not run ({})", points.join(", ")))
+                }
+            };
             let escape = |t: &str| t.replace('|', "\\|");
-            out.push_str(&format!("| {} | {} | {} | {} |\n", escape(&claim.text), mine.mark(), verdict.mark(), escape(&measured)));
+            out.push_str(&format!("| {} | {} | {mark} | {} |\n", escape(&claim.text), mine.mark(), escape(&measured)));
         }
         out.push_str(&format!("\n{}\n\n", Verdict::LEGEND));
+        if !refused.is_empty() {
+            out.push_str("\"In part\": an ordering checked along the points the platform ran, the others left out of its chain.\n\n");
+        }
     }
     Ok(())
+}
+
+/// What a platform that could not run some points can check of a claim.
+enum Runnable {
+    /// Every point of it ran.
+    All,
+    /// An ordering whose chains keep at least two points once those not run are left out:
+    /// that ordering, and the points left out.
+    Part(Claim, Vec<usize>),
+    /// Nothing: a point it needs was not run (the points).
+    Nothing(Vec<usize>),
+}
+
+/// What of `claim` the runs can check when the points of `refused` were not run: an ordering
+/// (A < B < C) along the points that were, anything else only whole.
+fn runnable_part(claim: &Claim, refused: &BTreeMap<usize, String>) -> Runnable {
+    let mut left_out: Vec<usize> = claim.chains.iter().flatten().map(|q| q.point).filter(|p| refused.contains_key(p)).collect();
+    left_out.sort_unstable();
+    left_out.dedup();
+    if left_out.is_empty() {
+        return Runnable::All;
+    }
+    if !matches!(claim.relation, Relation::Increasing | Relation::Decreasing) {
+        return Runnable::Nothing(left_out);
+    }
+    let chains: Vec<Vec<topologies::paper::Quantity>> = claim
+        .chains
+        .iter()
+        .map(|c| c.iter().filter(|q| !refused.contains_key(&q.point)).cloned().collect::<Vec<_>>())
+        .filter(|c| c.len() >= 2)
+        .collect();
+    if chains.is_empty() {
+        return Runnable::Nothing(left_out);
+    }
+    Runnable::Part(Claim { chains, ..claim.clone() }, left_out)
+}
+
+/// The sentence before the kernel's tables: where its runs are, how they differ from the
+/// sweep's (they take real time), and the points it cannot run.
+fn kernel_intro(sweep: &Sweep, variant: &Sweep, name: &str, dir: &Path, refused: &BTreeMap<usize, String>, wall: &str) -> String {
+    let changes = sweep.paper.as_ref().map(|p| &p.kernel.sets).filter(|s| !s.is_empty()).map_or_else(
+        || String::new(),
+        |sets| {
+            let listed: Vec<String> = sets.iter().map(|(k, v)| format!("`{k}` = {}", topologies::sweep::value_text(v))).collect();
+            format!(" with {}", listed.join(", "))
+        },
+    );
+    let mut text = format!(
+        "On this machine's kernel (`equipoise sweep {name} --testbed` → `{}`: the kernel's TCP and MPTCP, the coupled laws as BPF congestion controls, the links emulated), in real time, so{changes} and {} instead of {}: {} points run{wall}.",
+        dir.display(),
+        format::count(variant.replicates, "replicate per point", "replicates per point"),
+        sweep.replicates,
+        sweep.points.len() - refused.len(),
+    );
+    for (p, why) in refused {
+        let reason = why.split_once(": ").map_or(why.as_str(), |(_, rest)| rest);
+        text.push_str(&format!(" Point {p} ({}) is not run: {reason}.", sweep.points[*p].label()));
+    }
+    text.push_str("\n\n");
+    text
 }
 
 /// The verdict of each finding at each value of each unknown, the sweep run at each value
@@ -126,7 +250,7 @@ fn render_unknowns(out: &mut String, sweep: &Sweep, paper: &Paper, file: &Path, 
                 columns.push(verdicts(sweep, ours)?);
             } else {
                 let dir = unknown_dataset(&ours.dir, &u.key, &topologies::sweep::value_text(value));
-                run_variant(&variant, file, &dir, jobs, false)?;
+                run_variant(&variant, file, &dir, jobs, Engine::Simulator)?;
                 wall = wall.zip(wall_of(&dir)).map(|(a, b)| a + b);
                 columns.push(verdicts(&variant, &mut Dataset::new(dir))?);
             }
@@ -153,7 +277,7 @@ fn render_unknowns(out: &mut String, sweep: &Sweep, paper: &Paper, file: &Path, 
 
 /// Runs (or resumes) a variant of the sweep (at an unknown's value, or in ns-2) into `dir`,
 /// recording its wall time in `DIR.wall` when it ran whole.
-fn run_variant(variant: &Sweep, file: &Path, dir: &Path, jobs: usize, ns2: bool) -> Result<(), String> {
+fn run_variant(variant: &Sweep, file: &Path, dir: &Path, jobs: usize, engine: Engine) -> Result<(), String> {
     let args = crate::sweep::SweepArgs {
         file: file.to_path_buf(),
         out: dir.to_path_buf(),
@@ -163,7 +287,7 @@ fn run_variant(variant: &Sweep, file: &Path, dir: &Path, jobs: usize, ns2: bool)
         quick: false,
         quiet: true,
         fluid: false,
-        ns2,
+        engine,
     };
     let started = std::time::Instant::now();
     crate::sweep::prepare(variant, &args)?;

@@ -118,7 +118,9 @@ fn plan(s: &Scenario) -> Result<Plan, String> {
                 ),
             );
         };
-        if let Some(param) = model.cc.params.keys().next() {
+        // Parameters at the law's defaults (EWTCP's `a = 1`: the uncoupled law) are its own form.
+        let at_defaults = mptcp_cc::Algorithm::by_name(&model.cc.algorithm).is_some_and(|own| own == spec.algorithm);
+        if let Some(param) = model.cc.params.keys().next().filter(|_| !at_defaults) {
             return no(
                 &format!("{}.cc.{param}", model.key),
                 "the testbed's laws are the papers' forms, without parameters (the simulator's defaults)",
@@ -147,20 +149,32 @@ fn plan(s: &Scenario) -> Result<Plan, String> {
 /// picoseconds counts its bytes.
 const DELAY_ONLY_RATE: Rate = Rate::bps(8_000_000_000_000);
 
-/// Per link, the most its subflows can carry through it: each subflow at most the slowest
-/// other link of its path (a link no subflow crosses carries nothing). A link faster than that
-/// sum never holds a standing queue; it only delays.
+/// Per link, the most its subflows can carry through it. A subflow carries at most the rate of
+/// the slowest other link of its path, and the subflows limited by the same link cross it, so
+/// together they carry no more than its rate: the bound is the sum of the limiting links'
+/// rates (unbounded for a subflow whose path is the link alone). An ACK path carries less than
+/// the data it acknowledges, limited by its subflow's slowest link. A link no subflow crosses
+/// carries nothing. A link faster than its bound never holds a standing queue; it only delays.
 fn carried_bounds(links: &[LinkSpec], flows: &[FlowSpec]) -> Vec<u64> {
-    let mut carried = vec![0u64; links.len()];
-    for path in flows.iter().flat_map(|f| f.paths.iter().chain(f.reverse_paths.iter().flatten())) {
-        for (i, at) in path.iter().enumerate() {
-            let others = path.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, l)| links[l.0 as usize].rate.as_bps());
-            let bound = others.min().unwrap_or(u64::MAX);
-            let slot = &mut carried[at.0 as usize];
-            *slot = slot.saturating_add(bound);
+    let rate = |l: usize| links[l].rate.as_bps();
+    let slowest = |path: &mut dyn Iterator<Item = usize>| path.min_by_key(|&l| (rate(l), l));
+    // Per link, the links limiting the subflows that cross it; `None`: one that nothing limits.
+    let mut limits: Vec<std::collections::BTreeSet<Option<usize>>> = vec![Default::default(); links.len()];
+    for flow in flows {
+        for (p, path) in flow.paths.iter().enumerate() {
+            let path: Vec<usize> = path.iter().map(|l| l.0 as usize).collect();
+            for (i, &at) in path.iter().enumerate() {
+                limits[at].insert(slowest(&mut path.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, &l)| l)));
+            }
+            if let Some(reverse) = flow.reverse_paths.as_ref().map(|r| &r[p]) {
+                let limit = slowest(&mut path.iter().copied());
+                for at in reverse {
+                    limits[at.0 as usize].insert(limit);
+                }
+            }
         }
     }
-    carried
+    limits.iter().map(|set| set.iter().map(|l| l.map_or(u64::MAX, rate)).fold(0, u64::saturating_add)).collect()
 }
 
 /// An upper bound on the bits per second all links carry together, counted on every hop: a
@@ -287,22 +301,8 @@ pub fn testbed(
     let dir = out.unwrap_or_else(|| crate::suffixed(crate::default_out(file), "-testbed"));
     let captures = plan.captures.iter().map(|c| c.name.as_str());
     let target = crate::output::prepare(&dir, overwrite, &crate::tables::planned_files(&crate::tables::RUN_TABLES, captures))?;
-    // `stop` tells every thread to end, at a signal or at the run's end; `signalled` is set by
-    // a signal alone. A terminal's SIGINT (or `timeout`'s) reaches the whole process group, so
-    // an `ip` setting up the run dies of it too: its failure is the signal's.
-    let stop = Arc::new(AtomicBool::new(false));
-    let signalled = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        for flag in [&stop, &signalled] {
-            signal_hook::flag::register(signal, flag.clone()).map_err(|e| format!("cannot handle signal {signal}: {e}"))?;
-        }
-    }
     let started = Instant::now();
-    let run = run(&scenario, &plan, &stop, quiet);
-    if signalled.load(Ordering::Relaxed) || run.as_ref().is_ok_and(|r| r.interrupted) {
-        return Err("stopped by a signal: the namespaces and devices are removed, no tables written".into());
-    }
-    let run = run?;
+    let run = run_stoppable(&scenario, &plan, quiet)?;
     let metrics = scenario.metrics(&run.output);
     let mut provenance = crate::tables::Provenance {
         source: "testbed",
@@ -375,6 +375,72 @@ pub fn testbed(
     Ok(())
 }
 
+/// Whether the testbed can run `s`, before anything is set up: why not, naming the key.
+pub fn check(s: &Scenario) -> Result<(), String> {
+    plan(s).map(|_| ())
+}
+
+/// Whether this machine can run testbed runs (root; for a coupled law, what builds and loads
+/// it): checked once before a sweep's first run.
+pub fn check_host(coupled: bool) -> Result<(), String> {
+    netns::check_privileges()?;
+    if coupled { laws::check_tools() } else { Ok(()) }
+}
+
+/// Whether the scenario's flows run a law that the kernel runs as a BPF congestion control.
+pub fn uses_coupled_laws(s: &Scenario) -> Result<bool, String> {
+    Ok(plan(s)?.laws.iter().any(|l| l.coupled().is_some()))
+}
+
+/// Whether SIGINT or SIGTERM reached this process since it first ran a testbed run: a sweep
+/// starts no other run then.
+pub fn signalled() -> bool {
+    SIGNALLED.get().is_some_and(|flag| flag.load(Ordering::Relaxed))
+}
+
+/// One run of a sweep on the testbed: the records of `s`, nothing written, nothing printed.
+pub fn run_for_sweep(s: &Scenario) -> Result<RunOutput, String> {
+    let plan = plan(s)?;
+    Ok(run_stoppable(s, &plan, true)?.output)
+}
+
+/// Set by SIGINT and SIGTERM, once the first run has registered it; never cleared.
+static SIGNALLED: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
+
+/// Runs `s`; a signal stops it (everything set up removed) with an error. The run's own stop
+/// flag is registered for the signals for the run's length only, the process-wide
+/// [`SIGNALLED`] once and for good (so that a signal between a sweep's runs is seen too). A
+/// terminal's SIGINT (or `timeout`'s) reaches the whole process group, so an `ip` setting up
+/// the run dies of it too: its failure is the signal's.
+fn run_stoppable(s: &Scenario, plan: &Plan, quiet: bool) -> Result<TestbedRun, String> {
+    const SIGNALS: [i32; 2] = [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM];
+    let registered = |flag: &Arc<AtomicBool>| -> Result<Vec<signal_hook::SigId>, String> {
+        SIGNALS
+            .iter()
+            .map(|&signal| signal_hook::flag::register(signal, flag.clone()).map_err(|e| format!("cannot handle signal {signal}: {e}")))
+            .collect()
+    };
+    if SIGNALLED.get().is_none() {
+        let flag = Arc::new(AtomicBool::new(false));
+        registered(&flag)?;
+        let _ = SIGNALLED.set(flag);
+    }
+    // `stop` tells every thread of this run to end, at a signal or at the run's end.
+    let stop = Arc::new(AtomicBool::new(false));
+    let ids = registered(&stop)?;
+    let run = run(s, plan, &stop, quiet);
+    for id in ids {
+        signal_hook::low_level::unregister(id);
+    }
+    if signalled() || run.as_ref().is_ok_and(|r| r.interrupted) {
+        return Err(STOPPED.into());
+    }
+    run
+}
+
+/// The error of a run stopped by a signal.
+pub const STOPPED: &str = "stopped by a signal: the namespaces and devices are removed, no tables written";
+
 /// Columns the kernel's counters do not give: a kernel before 6.7 does not count timeouts.
 fn unmeasured(timeouts_measured: bool) -> String {
     let mut columns = vec!["loss_events", "fast_retransmits", "duplicate_acks"];
@@ -389,7 +455,7 @@ const GOODPUT_NOTE: &str =
     "application bytes received, scaled by sim.mss over the connection's payload per full segment (the simulator counts whole packets)";
 
 /// The running kernel's release.
-fn kernel_version() -> String {
+pub fn kernel_version() -> String {
     std::fs::read_to_string("/proc/sys/kernel/osrelease").map(|s| s.trim().to_string()).unwrap_or_else(|_| "unknown".into())
 }
 
@@ -824,5 +890,35 @@ mod tests {
         let flows: String = (0..3).map(|i| flow(&format!("f{i}"), &format!("\"l{i}\""))).collect();
         let Err(e) = plan(&scenario(&links, &flows)) else { panic!("240 Mb/s accepted") };
         assert!(e.contains("the links carry up to 240 Mb/s together, above the 200 Mb/s"), "{e}");
+    }
+
+    #[test]
+    fn a_laws_parameters_at_their_defaults_are_its_own_form() {
+        let with = |cc: &str| format!("[[flow]]\nname = \"mp\"\ncc = {cc}\npaths = [[\"l\"], [\"m\"]]\n");
+        let links = link("l", "10Mbps") + &link("m", "10Mbps");
+        let ewtcp = plan(&scenario(&links, &with("{ algorithm = \"uncoupled\", a = 1.0 }"))).expect("a = 1 is the uncoupled law");
+        assert_eq!(ewtcp.laws, vec![laws::FlowLaw::Reno]);
+        let Err(e) = plan(&scenario(&links, &with("{ algorithm = \"uncoupled\", a = 0.25 }"))) else { panic!("a = 0.25 accepted") };
+        assert!(e.contains("flow.mp.cc.a"), "{e}");
+    }
+
+    #[test]
+    fn a_fast_link_carries_at_most_the_rates_of_the_links_limiting_its_subflows() {
+        // Ten subflows through a 1 Gb/s link, each limited by the same 36 Mb/s link: 36 Mb/s
+        // at most, not ten times that.
+        let links = link("y", "1Gbps") + &link("t", "36Mbps");
+        let flows: String = (0..10).map(|i| flow(&format!("f{i}"), "\"y\", \"t\"")).collect();
+        let plan = plan(&scenario(&links, &flows)).expect("y only delays");
+        assert_eq!(plan.delay_only, vec![0]);
+        assert_eq!(carried_bounds(&plan.links, &plan.flows), vec![36_000_000, 1_000_000_000]);
+    }
+
+    #[test]
+    fn a_fast_ack_path_carries_at_most_what_its_subflow_does() {
+        // Data over a 10 Mb/s link, its ACKs back over a 1 Gb/s one alone.
+        let links = link("l", "10Mbps") + &link("r", "1Gbps");
+        let flow = "[[flow]]\nname = \"f\"\ncc = \"reno\"\npaths = [[\"l\"]]\nreverse_paths = [[\"r\"]]\n";
+        let plan = plan(&scenario(&links, flow)).expect("the ACK path only delays");
+        assert_eq!(plan.delay_only, vec![1]);
     }
 }

@@ -471,3 +471,44 @@ fn huge_grids_and_special_files_are_refused_within_seconds() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The kernel's settings of a sweep (`[paper] kernel`) are checked with the sweep, and what
+/// `sweep --testbed` cannot do with other options is refused before anything runs.
+#[test]
+fn the_kernels_settings_and_testbed_sweeps_are_checked_before_anything_runs() {
+    let paper = |platforms: &str, kernel: &str| {
+        format!(
+            "{GRID}\n[paper]\nsource = \"a test\"\nplatforms = {platforms}\n{kernel}\n\n[[paper.value]]\nlabel = \"x\"\npoint = {{ \"link.l.rate\" = \"5Mbps\", \"flow.f.count\" = 1 }}\nmetric = \"goodput_mean\"\ngroup = \"f\"\nvalue = 1e6\n"
+        )
+    };
+    let refused = |grid: &str, expected: &str| {
+        let (_dir, sweep) = setup("kernel-settings", grid);
+        let o = equipoise(&["validate", sweep.to_str().unwrap()]);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && e.contains(expected), "{expected}: {e}");
+    };
+    refused(&paper("[\"ns2\"]", "kernel = { replicates = 1 }"), "paper.kernel: given, but `platforms` does not list \"kernel\"");
+    refused(&paper("[\"kernel\"]", "kernel = { replicates = 4 }"), "paper.kernel.replicates: 4: at most the sweep's own 3");
+    refused(
+        &paper("[\"kernel\"]", "kernel = { set = { \"sim.durration\" = \"5s\" } }"),
+        "paper.kernel.set: the scenario with these settings: base.toml: sim.durration: unknown key",
+    );
+    refused(&paper("[\"kernel\"]", "kernel = { set = 5 }"), "paper.kernel.set: expected a table of settings");
+    let (dir, sweep) = setup("kernel-options", &paper("[\"kernel\"]", "kernel = { replicates = 1 }"));
+    ok(equipoise(&["validate", sweep.to_str().unwrap()]));
+    let out = dir.join("never");
+    for (extra, expected) in [
+        (&["--jobs", "2"][..], "--testbed runs one run at a time"),
+        (&["--ns2"][..], "--ns2 with --testbed"),
+        (&["--slurm"][..], "--testbed with --slurm"),
+        (&["--fluid"][..], "--fluid with --ns2 or --testbed"),
+    ] {
+        let mut args = vec!["sweep", sweep.to_str().unwrap(), "--testbed", "--out", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = equipoise(&args);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && e.contains(expected), "{extra:?}: {e}");
+        assert!(!out.exists(), "{extra:?}: nothing made");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
