@@ -8,6 +8,8 @@
 //! read each table whole. `runs/` holds one row per run, and its file is written last: a batch
 //! counts as done only once it exists. No file records wall-clock time, so a dataset depends on
 //! nothing but the sweep file: any `--jobs`, any sharding, interrupted and resumed or not.
+//! (Runs made in ns-2 too; runs made on the kernel with `--testbed` are measurements in real
+//! time, one a batch, each batch's metadata saying how the run went.)
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -143,8 +145,17 @@ fn write_atomic(path: &Path, df: &mut DataFrame, provenance: &Provenance) -> Res
 /// What one run produced, before any table is made of it: plain records, so that the threads
 /// that simulate never call into polars.
 enum Outcome {
-    Packet { out: Box<tcp::RunOutput>, metrics: Vec<topologies::metrics::Metric> },
-    Aimd { scenario: Box<topologies::AimdScenario>, report: Box<aimd::Report> },
+    /// A packet-level run; `notes`, what a testbed run's metadata say of it (its batch holds it
+    /// alone).
+    Packet {
+        out: Box<tcp::RunOutput>,
+        metrics: Vec<topologies::metrics::Metric>,
+        notes: Vec<(String, String)>,
+    },
+    Aimd {
+        scenario: Box<topologies::AimdScenario>,
+        report: Box<aimd::Report>,
+    },
 }
 
 impl Outcome {
@@ -158,7 +169,7 @@ impl Outcome {
     /// The run's tables, in [`tables_of`] order.
     fn frames(&self) -> PolarsResult<Vec<(&'static str, DataFrame)>> {
         match self {
-            Outcome::Packet { out, metrics } => tables::frames(out, metrics),
+            Outcome::Packet { out, metrics, .. } => tables::frames(out, metrics),
             Outcome::Aimd { scenario, report } => aimd_run::frames(scenario, report),
         }
     }
@@ -200,16 +211,16 @@ fn simulate(sweep: &Sweep, run: &Run, engine: Engine) -> Result<Outcome, String>
             Experiment::Packet(mut s) => {
                 // A sweep writes tables, not packet captures: a `[[capture]]` is for `run`.
                 s.captures.clear();
-                let out = match engine {
-                    Engine::Simulator => s.build().map_err(|e| e.to_string())?.run(),
+                let (out, notes) = match engine {
+                    Engine::Simulator => (s.build().map_err(|e| e.to_string())?.run(), Vec::new()),
                     Engine::Ns2 => {
                         let made = crate::ns2_run::run_ns2(&s, None)?;
-                        s.read_ns2_results(&made.results).map_err(|e| format!("ns-2's results: {e}"))?.output
+                        (s.read_ns2_results(&made.results).map_err(|e| format!("ns-2's results: {e}"))?.output, Vec::new())
                     }
                     Engine::Testbed => on_testbed(&s)?,
                 };
                 let metrics = s.metrics(&out);
-                Ok(Outcome::Packet { out: Box::new(out), metrics })
+                Ok(Outcome::Packet { out: Box::new(out), metrics, notes })
             }
             Experiment::Aimd(s) => {
                 let report = aimd::run(&s.model).map_err(|e| e.to_string())?;
@@ -250,7 +261,11 @@ fn write_batch(
     let mut tables_acc: Vec<Option<DataFrame>> = vec![None; names.len()];
     let mut runs_acc = None;
     let mut failed = 0;
+    let mut notes = Vec::new();
     for (run, outcome) in outcomes {
+        if let Ok(Outcome::Packet { notes: of_run, .. }) = &outcome {
+            notes.extend(of_run.iter().cloned());
+        }
         let (status, error, events) = match outcome.and_then(|o| Ok((o.frames().map_err(|e| e.to_string())?, o.events()))) {
             Ok((frames, events)) => {
                 for (name, df) in frames {
@@ -274,9 +289,8 @@ fn write_batch(
     let name = Path::new(&sweep.file).file_name().map_or_else(|| sweep.file.clone(), |n| n.to_string_lossy().into_owned());
     let source = if sweep.is_aimd() { "aimd" } else { args.engine.source() };
     let mut provenance = Provenance { source, ..Provenance::packet(name, sweep.scenario_text.clone(), sweep.seed) };
-    if args.engine == Engine::Testbed {
-        provenance.notes.push(("testbed.kernel".into(), kernel_release()));
-    }
+    // A testbed run's notes (its batch holds it alone: the kernel's sweep writes one run a file).
+    provenance.notes = notes;
     for (table, df) in names.iter().zip(tables_acc) {
         // A table with no rows (no time series when sampling is off) gets no file.
         if let Some(mut df) = df.filter(|d| d.height() > 0) {
@@ -461,18 +475,13 @@ fn testbed_host(coupled: bool) -> Result<(), String> {
 }
 
 #[cfg(target_os = "linux")]
-fn on_testbed(s: &topologies::Scenario) -> Result<tcp::RunOutput, String> {
+fn on_testbed(s: &topologies::Scenario) -> Result<(tcp::RunOutput, Vec<(String, String)>), String> {
     crate::testbed::run_for_sweep(s)
 }
 
 #[cfg(target_os = "linux")]
 fn testbed_signalled() -> bool {
     crate::testbed::signalled()
-}
-
-#[cfg(target_os = "linux")]
-fn kernel_release() -> String {
-    crate::testbed::kernel_version()
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -489,18 +498,13 @@ fn testbed_host(_: bool) -> Result<(), String> {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn on_testbed(_: &topologies::Scenario) -> Result<tcp::RunOutput, String> {
+fn on_testbed(_: &topologies::Scenario) -> Result<(tcp::RunOutput, Vec<(String, String)>), String> {
     Err(NOT_LINUX.into())
 }
 
 #[cfg(not(target_os = "linux"))]
 fn testbed_signalled() -> bool {
     false
-}
-
-#[cfg(not(target_os = "linux"))]
-fn kernel_release() -> String {
-    String::new()
 }
 
 /// Runs the sweep; returns (runs done now, runs failed now, runs skipped as already done).

@@ -7,12 +7,11 @@ mod format;
 mod measure;
 mod verdict;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use topologies::paper::{Claim, Paper, PaperValue, Platform, Relation, Statistic};
 use topologies::sweep::Sweep;
-
-use std::collections::BTreeMap;
 
 use crate::output;
 use crate::sweep::Engine;
@@ -206,13 +205,10 @@ fn runnable_part(claim: &Claim, refused: &BTreeMap<usize, String>) -> Runnable {
 /// The sentence before the kernel's tables: where its runs are, how they differ from the
 /// sweep's (they take real time), and the points it cannot run.
 fn kernel_intro(sweep: &Sweep, variant: &Sweep, name: &str, dir: &Path, refused: &BTreeMap<usize, String>, wall: &str) -> String {
-    let changes = sweep.paper.as_ref().map(|p| &p.kernel.sets).filter(|s| !s.is_empty()).map_or_else(
-        || String::new(),
-        |sets| {
-            let listed: Vec<String> = sets.iter().map(|(k, v)| format!("`{k}` = {}", topologies::sweep::value_text(v))).collect();
-            format!(" with {}", listed.join(", "))
-        },
-    );
+    let changes = sweep.paper.as_ref().map(|p| &p.kernel.sets).filter(|s| !s.is_empty()).map_or_else(String::new, |sets| {
+        let listed: Vec<String> = sets.iter().map(|(k, v)| format!("`{k}` = {}", topologies::sweep::value_text(v))).collect();
+        format!(" with {}", listed.join(", "))
+    });
     let mut text = format!(
         "On this machine's kernel (`equipoise sweep {name} --testbed` → `{}`: the kernel's TCP and MPTCP, the coupled laws as BPF congestion controls, the links emulated), in real time, so{changes} and {} instead of {}: {} points run{wall}.",
         dir.display(),
@@ -419,7 +415,8 @@ fn evaluate(sweep: &Sweep, claim: &Claim, name: &str, data: &mut Dataset) -> Res
             .zip(&measured)
             .map(|(q, m)| {
                 let label = side_name(sweep, claim, chain, q);
-                let value = show_ci(m.mean, m.half, unit);
+                // One replicate (a platform's shortened runs) has no interval to show.
+                let value = if m.values.len() > 1 { show_ci(m.mean, m.half, unit) } else { show(m.mean, unit) };
                 if label.is_empty() { value } else { format!("{label}: {value}") }
             })
             .collect();

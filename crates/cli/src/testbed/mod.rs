@@ -308,33 +308,9 @@ pub fn testbed(
         source: "testbed",
         ..crate::tables::Provenance::packet(file.display().to_string(), scenario.text.clone(), scenario.sim.seed)
     };
-    provenance.notes.push(("testbed.kernel".into(), kernel_version()));
+    provenance.notes.extend(run_notes(&run, &plan));
     let unmeasured = unmeasured(run.timeouts_measured);
-    provenance.notes.push(("testbed.unmeasured".into(), unmeasured.clone()));
-    provenance.notes.push(("testbed.goodput".into(), GOODPUT_NOTE.into()));
-    provenance.notes.push((
-        "testbed.lag_s".into(),
-        format!("median {:.6}, 99th percentile {:.6}, largest {:.6}", run.lag_s[0], run.lag_s[1], run.lag_s[2]),
-    ));
-    provenance.notes.push(("testbed.strays".into(), run.strays.to_string()));
-    if let Some(note) = &run.laws {
-        provenance.notes.push(("testbed.laws".into(), note.clone()));
-    }
     let delay_only = delay_only_note(&plan);
-    if let Some(note) = &delay_only {
-        provenance.notes.push(("testbed.delay_only".into(), note.clone()));
-    }
-    if let Some(command) = std::env::var_os(SETUP_VARIABLE) {
-        provenance.notes.push(("testbed.setup".into(), command.to_string_lossy().into_owned()));
-    }
-    if hosts::pacing() {
-        provenance
-            .notes
-            .push(("testbed.pacing".into(), format!("{}: connected with bbr, then reno, paced by the kernel", hosts::PACING_VARIABLE)));
-    }
-    provenance
-        .notes
-        .push(("testbed.priority".into(), if run.real_time { "real-time (FIFO)" } else { "default: real-time scheduling refused" }.into()));
     let notes: Vec<String> = run
         .captures
         .iter()
@@ -398,10 +374,13 @@ pub fn signalled() -> bool {
     SIGNALLED.get().is_some_and(|flag| flag.load(Ordering::Relaxed))
 }
 
-/// One run of a sweep on the testbed: the records of `s`, nothing written, nothing printed.
-pub fn run_for_sweep(s: &Scenario) -> Result<RunOutput, String> {
+/// One run of a sweep on the testbed: the records of `s` and what its tables' metadata say
+/// of the run ([`run_notes`]), nothing written, nothing printed.
+pub fn run_for_sweep(s: &Scenario) -> Result<(RunOutput, Vec<(String, String)>), String> {
     let plan = plan(s)?;
-    Ok(run_stoppable(s, &plan, true)?.output)
+    let run = run_stoppable(s, &plan, true)?;
+    let notes = run_notes(&run, &plan);
+    Ok((run.output, notes))
 }
 
 /// Set by SIGINT and SIGTERM, once the first run has registered it; never cleared.
@@ -441,6 +420,33 @@ fn run_stoppable(s: &Scenario, plan: &Plan, quiet: bool) -> Result<TestbedRun, S
 /// The error of a run stopped by a signal.
 pub const STOPPED: &str = "stopped by a signal: the namespaces and devices are removed, no tables written";
 
+/// What the metadata of a run's tables say of the run (each key prefixed `equipoise.`): the
+/// kernel, what it does not measure, how late the emulator ran, and how the run was set up.
+fn run_notes(run: &TestbedRun, plan: &Plan) -> Vec<(String, String)> {
+    let mut notes = vec![
+        ("testbed.kernel".into(), kernel_version()),
+        ("testbed.unmeasured".into(), unmeasured(run.timeouts_measured)),
+        ("testbed.goodput".into(), GOODPUT_NOTE.into()),
+        ("testbed.lag_s".into(), format!("median {:.6}, 99th percentile {:.6}, largest {:.6}", run.lag_s[0], run.lag_s[1], run.lag_s[2])),
+        ("testbed.strays".into(), run.strays.to_string()),
+    ];
+    if let Some(note) = &run.laws {
+        notes.push(("testbed.laws".into(), note.clone()));
+    }
+    if let Some(note) = delay_only_note(plan) {
+        notes.push(("testbed.delay_only".into(), note));
+    }
+    if let Some(command) = std::env::var_os(SETUP_VARIABLE) {
+        notes.push(("testbed.setup".into(), command.to_string_lossy().into_owned()));
+    }
+    if hosts::pacing() {
+        notes.push(("testbed.pacing".into(), format!("{}: connected with bbr, then reno, paced by the kernel", hosts::PACING_VARIABLE)));
+    }
+    let priority = if run.real_time { "real-time (FIFO)" } else { "default: real-time scheduling refused" };
+    notes.push(("testbed.priority".into(), priority.into()));
+    notes
+}
+
 /// Columns the kernel's counters do not give: a kernel before 6.7 does not count timeouts.
 fn unmeasured(timeouts_measured: bool) -> String {
     let mut columns = vec!["loss_events", "fast_retransmits", "duplicate_acks"];
@@ -455,7 +461,7 @@ const GOODPUT_NOTE: &str =
     "application bytes received, scaled by sim.mss over the connection's payload per full segment (the simulator counts whole packets)";
 
 /// The running kernel's release.
-pub fn kernel_version() -> String {
+fn kernel_version() -> String {
     std::fs::read_to_string("/proc/sys/kernel/osrelease").map(|s| s.trim().to_string()).unwrap_or_else(|_| "unknown".into())
 }
 
