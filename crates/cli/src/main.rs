@@ -566,7 +566,7 @@ fn run_testbed(
 
 #[cfg(not(target_os = "linux"))]
 fn run_testbed(_: &Path, _: &[(String, String)], _: &[String], _: Option<PathBuf>, _: bool, _: bool) -> Result<(), String> {
-    Err("the testbed runs the scenario on Linux's own TCP, in network namespaces: it needs Linux".into())
+    Err(sweep::NOT_LINUX.into())
 }
 
 /// The most runs at once `--jobs` accepts: each is a thread with its own simulation, and

@@ -1259,3 +1259,40 @@ fn a_sweeps_findings_are_checked_on_the_kernel_without_the_points_it_cannot_run(
     assert_eq!(congestion_controls(), before, "the kernel's congestion controls are as they were");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A sweep on the testbed stopped by SIGTERM mid-run writes nothing of that run and leaves no
+/// namespace; `--resume` then makes the runs it had not finished.
+#[test]
+fn a_stopped_testbed_sweep_keeps_its_finished_runs_and_resumes() {
+    if !can_run("a_stopped_testbed_sweep_keeps_its_finished_runs_and_resumes") {
+        return;
+    }
+    let _alone = ALONE.write().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("sweep-stopped");
+    scenario(&dir, "rate = \"10Mbps\"\ndelay = \"5ms\"\nbuffer = \"20pkt\"", "");
+    let sweep = dir.join("sweep.toml");
+    std::fs::write(&sweep, "scenario = \"testbed.toml\"\nreplicates = 1\n\n[grid]\n\"sim.duration\" = [\"3s\", \"8s\"]\n").unwrap();
+    let out = dir.join("kernel");
+    let args = ["sweep", sweep.to_str().unwrap(), "--testbed", "--quiet", "--out", out.to_str().unwrap()];
+    let child = Command::new(env!("CARGO_BIN_EXE_equipoise")).args(args).stderr(Stdio::piped()).spawn().unwrap();
+    let pid = child.id();
+    // The first run (3 s) ends and is written; the second (8 s) is stopped once it is set up.
+    let started = Instant::now();
+    while !out.join("runs/batch-000000.parquet").exists() {
+        assert!(started.elapsed() < Duration::from_secs(60), "the first run was written");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    wait_for_namespaces(pid);
+    Command::new("kill").args(["-TERM", &pid.to_string()]).status().unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(!o.status.success() && stderr(&o).contains("stopped by a signal") && stderr(&o).contains("--resume"), "{}", stderr(&o));
+    assert!(namespaces_of(pid).is_empty(), "the stopped run's namespaces are removed");
+    let batches = |table: &str| std::fs::read_dir(out.join(table)).unwrap().count();
+    assert_eq!((batches("runs"), batches("flows")), (1, 1), "the first run alone is in the dataset");
+    let mut resumed = args.to_vec();
+    resumed.push("--resume");
+    let o = equipoise(&resumed);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(dataset_table(&out, "runs").height(), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}

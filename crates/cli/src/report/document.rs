@@ -13,6 +13,8 @@ pub(super) fn summary(doc: &str) -> String {
         "| sweep | holds | holds in the means | within noise | does not hold | not tested here | model checks (hold / fail) |\n|---|---|---|---|---|---|---|\n",
     );
     let mut totals = [0usize; 7];
+    let mut kernel_rows = String::new();
+    let mut kernel_totals = [0usize; 5];
     // Markers start a line; a mention of one in the prose does not.
     let mut rest = doc;
     while let Some(at) = rest.find("\n<!-- report: ") {
@@ -43,10 +45,50 @@ pub(super) fn summary(doc: &str) -> String {
             "| `{name}` | {} | {} | {} | {} | {} | {} / {} |\n",
             counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], counts[6]
         ));
+        if let Some(k) = kernel_counts(body) {
+            kernel_totals.iter_mut().zip(k).for_each(|(t, c)| *t += c);
+            kernel_rows.push_str(&format!("| `{name}` | {} | {} | {} | {} | {} |\n", k[0], k[1], k[2], k[3], k[4]));
+        }
     }
     let t = totals;
     rows.push_str(&format!("| all | {} | {} | {} | {} | {} | {} / {} |\n", t[0], t[1], t[2], t[3], t[4], t[5], t[6]));
+    if !kernel_rows.is_empty() {
+        let k = kernel_totals;
+        rows.push_str(&format!(
+            "\nOn this machine's kernel (`report --platforms`; its runs fewer and shorter, as each block says), each finding's verdict beside ours:\n\n\
+             | sweep | findings | the same verdict | another verdict | not tested on the kernel | checked in part |\n|---|---|---|---|---|---|\n\
+             {kernel_rows}| all | {} | {} | {} | {} | {} |\n",
+            k[0], k[1], k[2], k[3], k[4]
+        ));
+    }
     rows
+}
+
+/// In a report block with the kernel's table of findings (`| finding | ours | kernel | …`):
+/// its findings, those whose verdict on the kernel is ours, another, not tested there, and
+/// (of the tested) those checked in part.
+fn kernel_counts(body: &str) -> Option<[usize; 5]> {
+    let table = &body[body.find("| finding | ours | kernel |")?..];
+    let mut counts = [0usize; 5];
+    // The header and its rule, then a row per finding up to the first line not a row. A cell's
+    // own `|` is escaped (`\|`), so " | " separates cells.
+    for row in table.lines().skip(2).take_while(|l| l.starts_with('|')) {
+        let cells: Vec<&str> = row.split(" | ").collect();
+        let [_, ours, kernel, ..] = cells.as_slice() else { continue };
+        let in_part = kernel.ends_with(" (in part)");
+        let kernel = kernel.trim_end_matches(" (in part)");
+        counts[0] += 1;
+        let column = if kernel == Verdict::NotTested.mark() {
+            3
+        } else if kernel == *ours {
+            1
+        } else {
+            2
+        };
+        counts[column] += 1;
+        counts[4] += usize::from(in_part);
+    }
+    Some(counts)
 }
 
 /// `text` with the block after `<!-- report: FILE -->` (up to `<!-- end report -->`) set to `body`.
@@ -72,6 +114,18 @@ mod tests {
         assert!(table.contains("| `a.toml` | 1 | 0 | 0 | 1 | 1 | 0 / 0 |"), "{table}");
         assert!(table.contains("| `b.toml` | 0 | 1 | 0 | 0 | 0 | 1 / 1 |"), "{table}");
         assert!(table.contains("| all | 1 | 1 | 0 | 1 | 1 | 1 / 1 |") && !table.contains("…"), "{table}");
+        assert!(!table.contains("kernel"), "no block has the kernel's table: {table}");
+    }
+
+    #[test]
+    fn the_summary_counts_the_kernels_verdicts_beside_ours() {
+        let doc = "<!-- report: summary -->\n<!-- end report -->\n<!-- report: a.toml -->\n| x | **holds** | 1 |\n\n\
+                   | finding | ours | kernel | kernel measured |\n|---|---|---|---|\n\
+                   | A \\| B | ✓ | ✓ | a |\n| C | ✓ | ✗ (in part) | c |\n| D | (✓) | – | needs the points not run (1) |\n| E | ✗ | ✗ (in part) | e |\n\n\
+                   ✓ holds\n<!-- end report -->\n";
+        let table = summary(doc);
+        assert!(table.contains("| `a.toml` | 4 | 2 | 1 | 1 | 2 |"), "{table}");
+        assert!(table.contains("| all | 4 | 2 | 1 | 1 | 2 |"), "{table}");
     }
 
     #[test]

@@ -139,6 +139,7 @@ fn render_platform(
     }
     if !paper.claims.is_empty() {
         out.push_str(&format!("| finding | ours | {column} | {column} measured |\n|---|---|---|---|\n"));
+        let mut any_in_part = false;
         for claim in &paper.claims {
             let (mine, _) = evaluate(sweep, claim, &name, ours)?;
             let (mark, measured) = match runnable_part(claim, &refused) {
@@ -147,6 +148,7 @@ fn render_platform(
                     (verdict.mark().to_string(), measured)
                 }
                 Runnable::Part(part, left_out) => {
+                    any_in_part = true;
                     let (verdict, measured) = evaluate(&variant, &part, &name, &mut theirs)?;
                     let points: Vec<String> = left_out.iter().map(usize::to_string).collect();
                     (format!("{} (in part)", verdict.mark()), format!("without the points not run ({}): {measured}", points.join(", ")))
@@ -160,7 +162,7 @@ fn render_platform(
             out.push_str(&format!("| {} | {} | {mark} | {} |\n", escape(&claim.text), mine.mark(), escape(&measured)));
         }
         out.push_str(&format!("\n{}\n\n", Verdict::LEGEND));
-        if !refused.is_empty() {
+        if any_in_part {
             out.push_str("\"In part\": an ordering checked along the points the platform ran, the others left out of its chain.\n\n");
         }
     }

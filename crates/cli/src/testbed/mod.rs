@@ -351,9 +351,10 @@ pub fn testbed(
     Ok(())
 }
 
-/// Whether the testbed can run `s`, before anything is set up: why not, naming the key.
-pub fn check(s: &Scenario) -> Result<(), String> {
-    plan(s).map(|_| ())
+/// Whether the testbed can run `s`, before anything is set up (why not, naming the key), and
+/// if so whether its flows run a law that the kernel runs as a BPF congestion control.
+pub fn check(s: &Scenario) -> Result<bool, String> {
+    Ok(plan(s)?.laws.iter().any(|l| l.coupled().is_some()))
 }
 
 /// Whether this machine can run testbed runs (root; for a coupled law, what builds and loads
@@ -361,11 +362,6 @@ pub fn check(s: &Scenario) -> Result<(), String> {
 pub fn check_host(coupled: bool) -> Result<(), String> {
     netns::check_privileges()?;
     if coupled { laws::check_tools() } else { Ok(()) }
-}
-
-/// Whether the scenario's flows run a law that the kernel runs as a BPF congestion control.
-pub fn uses_coupled_laws(s: &Scenario) -> Result<bool, String> {
-    Ok(plan(s)?.laws.iter().any(|l| l.coupled().is_some()))
 }
 
 /// Whether SIGINT or SIGTERM reached this process since it first ran a testbed run: a sweep
@@ -418,7 +414,7 @@ fn run_stoppable(s: &Scenario, plan: &Plan, quiet: bool) -> Result<TestbedRun, S
 }
 
 /// The error of a run stopped by a signal.
-pub const STOPPED: &str = "stopped by a signal: the namespaces and devices are removed, no tables written";
+const STOPPED: &str = "stopped by a signal: the namespaces and devices are removed, no tables written";
 
 /// What the metadata of a run's tables say of the run (each key prefixed `equipoise.`): the
 /// kernel, what it does not measure, how late the emulator ran, and how the run was set up.
