@@ -1248,7 +1248,7 @@ fn a_sweeps_findings_are_checked_on_the_kernel_without_the_points_it_cannot_run(
     println!("{report}\n(kernel side in {:.0} s)", started.elapsed().as_secs_f64());
     assert!(report.contains("1 replicate per point instead of 2: 2 points run"), "{report}");
     assert!(report.contains("Point 1 (flow.mp.cc=\"semicoupled\") is not run: flow.mp.cc:"), "{report}");
-    assert!(report.contains("| Semicoupled, multipath | 10 Mb/s |") && report.contains("| not run (point 1) | — |"), "{report}");
+    assert!(report.contains("| Semicoupled, multipath | 10.0 Mb/s |") && report.contains("| not run (point 1) | — |"), "{report}");
     assert!(report.contains("(in part) | without the points not run (1): uncoupled:"), "{report}");
     // The kernel's dataset: the two runs the kernel made, and the third failed with the reason.
     let runs = dataset_table(&dir.join("sim-testbed"), "runs");

@@ -14,7 +14,7 @@ pub(super) fn summary(doc: &str) -> String {
     );
     let mut totals = [0usize; 7];
     let mut kernel_rows = String::new();
-    let mut kernel_totals = [0usize; 5];
+    let mut kernel_totals = [0usize; 7];
     // Markers start a line; a mention of one in the prose does not.
     let mut rest = doc;
     while let Some(at) = rest.find("\n<!-- report: ") {
@@ -47,7 +47,7 @@ pub(super) fn summary(doc: &str) -> String {
         ));
         if let Some(k) = kernel_counts(body) {
             kernel_totals.iter_mut().zip(k).for_each(|(t, c)| *t += c);
-            kernel_rows.push_str(&format!("| `{name}` | {} | {} | {} | {} | {} |\n", k[0], k[1], k[2], k[3], k[4]));
+            kernel_rows.push_str(&format!("| `{name}` | {} | {} | {} | {} | {} | {} | {} |\n", k[0], k[1], k[2], k[3], k[4], k[5], k[6]));
         }
     }
     let t = totals;
@@ -55,21 +55,24 @@ pub(super) fn summary(doc: &str) -> String {
     if !kernel_rows.is_empty() {
         let k = kernel_totals;
         rows.push_str(&format!(
-            "\nOn this machine's kernel (`report --platforms`; its runs fewer and shorter, as each block says), each finding's verdict beside ours:\n\n\
-             | sweep | findings | the same verdict | another verdict | not tested on the kernel | checked in part |\n|---|---|---|---|---|---|\n\
-             {kernel_rows}| all | {} | {} | {} | {} | {} |\n",
-            k[0], k[1], k[2], k[3], k[4]
+            "\nOn this machine's kernel (`report --platforms`; its runs fewer and shorter, as each block says), each finding's verdict beside ours. \
+             A finding holds where its verdict is \"holds\" or \"holds in the means\", and fails where it is \"does not hold\" or \"within noise\":\n\n\
+             | sweep | findings | hold on both | fail on both | hold here only | hold on the kernel only | not tested on one side | of them checked in part |\n\
+             |---|---|---|---|---|---|---|---|\n\
+             {kernel_rows}| all | {} | {} | {} | {} | {} | {} | {} |\n",
+            k[0], k[1], k[2], k[3], k[4], k[5], k[6]
         ));
     }
     rows
 }
 
-/// In a report block with the kernel's table of findings (`| finding | ours | kernel | …`):
-/// its findings, those whose verdict on the kernel is ours, another, not tested there, and
-/// (of the tested) those checked in part.
-fn kernel_counts(body: &str) -> Option<[usize; 5]> {
+/// In a report block with the kernel's table of findings (`| finding | ours | kernel | …`): its
+/// findings; those that hold on both sides, fail on both, hold here only, hold on the kernel
+/// only, are not tested on one side; and how many of the tested were checked in part.
+fn kernel_counts(body: &str) -> Option<[usize; 7]> {
     let table = &body[body.find("| finding | ours | kernel |")?..];
-    let mut counts = [0usize; 5];
+    let holds = |mark: &str| [Verdict::Holds, Verdict::HoldsInTheMeans].iter().any(|v| v.mark() == mark);
+    let mut counts = [0usize; 7];
     // The header and its rule, then a row per finding up to the first line not a row. A cell's
     // own `|` is escaped (`\|`), so " | " separates cells.
     for row in table.lines().skip(2).take_while(|l| l.starts_with('|')) {
@@ -78,15 +81,16 @@ fn kernel_counts(body: &str) -> Option<[usize; 5]> {
         let in_part = kernel.ends_with(" (in part)");
         let kernel = kernel.trim_end_matches(" (in part)");
         counts[0] += 1;
-        let column = if kernel == Verdict::NotTested.mark() {
-            3
-        } else if kernel == *ours {
-            1
-        } else {
-            2
+        let untested = Verdict::NotTested.mark();
+        let column = match (holds(ours), holds(kernel)) {
+            _ if *ours == untested || kernel == untested => 5,
+            (true, true) => 1,
+            (false, false) => 2,
+            (true, false) => 3,
+            (false, true) => 4,
         };
         counts[column] += 1;
-        counts[4] += usize::from(in_part);
+        counts[6] += usize::from(in_part && column != 5);
     }
     Some(counts)
 }
@@ -121,11 +125,11 @@ mod tests {
     fn the_summary_counts_the_kernels_verdicts_beside_ours() {
         let doc = "<!-- report: summary -->\n<!-- end report -->\n<!-- report: a.toml -->\n| x | **holds** | 1 |\n\n\
                    | finding | ours | kernel | kernel measured |\n|---|---|---|---|\n\
-                   | A \\| B | ✓ | ✓ | a |\n| C | ✓ | ✗ (in part) | c |\n| D | (✓) | – | needs the points not run (1) |\n| E | ✗ | ✗ (in part) | e |\n\n\
+                   | A \\| B | ✓ | (✓) | a |\n| C | ✓ | ✗ (in part) | c |\n| D | (✓) | – | needs the points not run (1) |\n| E | ≈ | ✗ (in part) | e |\n| F | ✗ | ✓ | f |\n\n\
                    ✓ holds\n<!-- end report -->\n";
         let table = summary(doc);
-        assert!(table.contains("| `a.toml` | 4 | 2 | 1 | 1 | 2 |"), "{table}");
-        assert!(table.contains("| all | 4 | 2 | 1 | 1 | 2 |"), "{table}");
+        assert!(table.contains("| `a.toml` | 5 | 1 | 1 | 1 | 1 | 1 | 2 |"), "{table}");
+        assert!(table.contains("| all | 5 | 1 | 1 | 1 | 1 | 1 | 2 |"), "{table}");
     }
 
     #[test]
