@@ -428,8 +428,8 @@ pub fn testbed_dataset(dir: &Path) -> PathBuf {
 /// checked before anything runs: this machine can run the testbed, and at least one point.
 /// A point the kernel cannot run (a law it does not have) is not refused: its runs fail at
 /// once with the testbed's reason, so that the others' findings are checked and its own are
-/// "not tested here".
-pub fn on_kernel(sweep: Sweep) -> Result<Sweep, String> {
+/// "not tested here". Also returns those points, each with the testbed's reason.
+pub fn on_kernel(sweep: Sweep) -> Result<(Sweep, BTreeMap<usize, String>), String> {
     let file = sweep.file.clone();
     let sweep = sweep.on_kernel().map_err(|e| e.to_string())?;
     let (refused, coupled) = kernel_refusals(&sweep)?;
@@ -438,12 +438,12 @@ pub fn on_kernel(sweep: Sweep) -> Result<Sweep, String> {
         return Err(format!("{file}: --testbed: the kernel can run none of the points; {}", each.join("; ")));
     }
     testbed_host(coupled).map_err(|e| format!("{file}: --testbed: {e}"))?;
-    Ok(sweep)
+    Ok((sweep, refused))
 }
 
 /// The points of `sweep` that the testbed cannot run, each with the testbed's reason, and
 /// whether the others need a law loaded into the kernel.
-pub fn kernel_refusals(sweep: &Sweep) -> Result<(BTreeMap<usize, String>, bool), String> {
+fn kernel_refusals(sweep: &Sweep) -> Result<(BTreeMap<usize, String>, bool), String> {
     let file = &sweep.file;
     let mut coupled = false;
     let mut refused = BTreeMap::new();
@@ -519,7 +519,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(u64, u64, u64), String> {
     match args.engine {
         Engine::Simulator => {}
         Engine::Ns2 => sweep = in_ns2(sweep)?,
-        Engine::Testbed => sweep = on_kernel(sweep)?,
+        Engine::Testbed => sweep = on_kernel(sweep)?.0,
     }
     prepare(&sweep, args)?;
     let counts = run_prepared(&sweep, args)?;

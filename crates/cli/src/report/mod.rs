@@ -98,13 +98,13 @@ fn render_platform(
     jobs: usize,
 ) -> Result<(), String> {
     let name = file.display().to_string();
-    let (variant, dir, engine, jobs) = match platform {
-        Platform::Ns2 => (crate::sweep::in_ns2(sweep.clone())?, crate::sweep::ns2_dataset(&ours.dir), Engine::Ns2, jobs),
-        Platform::Kernel => (crate::sweep::on_kernel(sweep.clone())?, crate::sweep::testbed_dataset(&ours.dir), Engine::Testbed, 1),
-    };
-    let refused = match platform {
-        Platform::Ns2 => BTreeMap::new(),
-        Platform::Kernel => crate::sweep::kernel_refusals(&variant)?.0,
+    // The points the platform cannot run, each with its reason (ns-2 refuses the sweep whole).
+    let (variant, refused, dir, engine, jobs) = match platform {
+        Platform::Ns2 => (crate::sweep::in_ns2(sweep.clone())?, BTreeMap::new(), crate::sweep::ns2_dataset(&ours.dir), Engine::Ns2, jobs),
+        Platform::Kernel => {
+            let (variant, refused) = crate::sweep::on_kernel(sweep.clone())?;
+            (variant, refused, crate::sweep::testbed_dataset(&ours.dir), Engine::Testbed, 1)
+        }
     };
     run_variant(&variant, file, &dir, jobs, engine)?;
     let wall = wall_of(&dir).map(|s| format!(", {} of wall time here", format::duration(s))).unwrap_or_default();
