@@ -171,23 +171,26 @@ fn a_link_carries_its_rate_with_its_delay_and_holds_its_buffer() {
     let goodput = flows.column("goodput_bps").unwrap().f64().unwrap().get(0).unwrap();
     // The receiving socket's bytes, counted as whole packets: the link's rate within 1 %.
     assert!((goodput / 10e6 - 1.0).abs() <= 0.01, "goodput {goodput} b/s on a 10 Mb/s link\n{printed}");
+    let meta = |key: &str| common::metadata(&out.join("flows.parquet"), key);
+    // The emulator's timing: its events ran late by less than 0.2 ms at the median.
+    let lag = meta("equipoise.testbed.lag_s").unwrap();
+    let lateness: Vec<f64> = lag.split(", ").map(|part| part.rsplit(' ').next().unwrap().parse().unwrap()).collect();
+    assert!(lateness[0] < 0.0002, "lateness {lag}");
     // The kernel's smallest RTT: 20 ms each way, plus the serialization of the packet timed
-    // (60 bytes of SYN: 48 µs; 1500 bytes: 1.2 ms) and the hosts' own processing.
+    // (60 bytes of SYN: 48 µs; 1500 bytes: 1.2 ms), the hosts' own processing (0.2 ms) and
+    // the emulator's lateness on the way out and back: among thousands of samples, some
+    // packet was late by less than this run's 99th percentile on both crossings.
     let min_rtt = table(&out, "subflows").column("min_rtt_s").unwrap().f64().unwrap().get(0).unwrap();
+    let most = 0.0412 + 0.0002 + 2.0 * lateness[1];
     assert!(
-        (0.04..=0.0412 + 0.0002).contains(&min_rtt),
-        "the kernel's minimum RTT {min_rtt} s: 40 ms of delay, at most 1.4 ms more\n{printed}"
+        (0.04..=most).contains(&min_rtt),
+        "the kernel's minimum RTT {min_rtt} s: 40 ms of delay, at most {most} s with the emulator's lateness ({lag})\n{printed}"
     );
     let links = table(&out, "links");
     assert_eq!(links.column("max_queue_pkts").unwrap().u32().unwrap().get(0), Some(50), "the buffer holds 50 packets");
     assert!(links.column("queue_drops").unwrap().u64().unwrap().get(0).unwrap() > 0, "and drops beyond them");
-    let meta = |key: &str| common::metadata(&out.join("flows.parquet"), key);
     assert_eq!(meta("equipoise.source").as_deref(), Some("testbed"));
     assert!(meta("equipoise.testbed.kernel").is_some_and(|v| !v.is_empty()));
-    // The emulator's timing: its events ran late by less than 0.2 ms at the median.
-    let lag = meta("equipoise.testbed.lag_s").unwrap();
-    let median: f64 = lag.split(',').next().unwrap().trim_start_matches("median ").parse().unwrap();
-    assert!(median < 0.0002, "lateness {lag}");
     assert!(namespaces_of(pid).is_empty(), "the run removed its namespaces");
     let _ = std::fs::remove_dir_all(&dir);
 }
