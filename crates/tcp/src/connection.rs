@@ -140,6 +140,17 @@ impl DataLevel {
     }
 }
 
+/// What a connection's receivers had got when it stopped offering data.
+#[derive(Debug)]
+pub struct AtStop {
+    /// Data segments delivered in order.
+    pub delivered: u64,
+    /// Data segments held above them ([`Connection::held`]).
+    pub held: Option<SeqSet>,
+    /// Per subflow, the segments its receiver had in order, and those it held above them.
+    pub subflows: Vec<(u64, SeqSet)>,
+}
+
 /// One transport connection and its subflows.
 #[derive(Debug)]
 pub struct Connection {
@@ -175,10 +186,9 @@ pub struct Connection {
     pub completed_at: Time,
     /// The largest window TCP can have, packets: 2^30 bytes (RFC 7323 §2.3) in segments.
     pub max_window: u64,
-    /// What had been delivered when the connection stopped offering data: data segments in
-    /// order, and per subflow the segments its receiver had in order (goodput is measured up to
-    /// the stop).
-    pub at_stop: Option<Box<(u64, Vec<u64>)>>,
+    /// What the receivers had got when the connection stopped offering data (goodput is
+    /// measured up to the stop).
+    pub at_stop: Option<Box<AtStop>>,
     /// The send jitter's state (with `jitter` above zero).
     pub jitter: Option<Box<Jitter>>,
     /// The receivers' ACK latency (with `ack_latency_median` above zero).
@@ -306,6 +316,20 @@ impl Connection {
     #[inline]
     pub fn delivered(&self) -> u64 {
         if self.multipath() { self.data.delivered } else { self.receivers[0].delivered() }
+    }
+
+    /// Data segments the receiver holds out of order above [`Connection::delivered`] (`None`:
+    /// a multipath connection that has received nothing yet).
+    pub fn held(&self) -> Option<&SeqSet> {
+        if self.multipath() { self.data.multipath.as_deref().map(|m| &m.out_of_order) } else { Some(self.receivers[0].held()) }
+    }
+
+    /// Bytes of the distinct data segments received whole, in order or not, when `delivered`
+    /// were delivered in order and `held` held above them: each segment once, however many
+    /// copies arrived. (Also for a subflow's own segment numbers, sized as data segments.)
+    pub fn received_bytes(&self, delivered: u64, held: Option<&SeqSet>, mss: u32) -> u64 {
+        let size = |s: u64| self.bytes_in(s + 1, mss) - self.bytes_in(s, mss);
+        self.bytes_in(delivered, mss) + held.map_or(0, |h| h.members(delivered, u64::MAX).map(size).sum::<u64>())
     }
 
     /// Data packet `id` reached subflow `r`'s receiver; turns it into the ACK (or frees it).

@@ -15,20 +15,21 @@ pub struct FlowRecord {
     pub subflows: u32,
     /// Start time, seconds.
     pub start_s: f64,
-    /// Bits per second delivered over the flow's measured interval: from the warm-up (or the
+    /// Bits per second received over the flow's measured interval: from the warm-up (or the
     /// flow's start) to the end of the run (or its stop, or its last byte's arrival).
     ///
-    /// It counts the data segments delivered in order to the receiving application within the
-    /// interval whose first copy the receiver got within it too, whole: first bit at or after
-    /// its start. A segment held out of order at the end of the warm-up, or being received
-    /// then, is the warm-up's, though delivered after it. So every bit counted crossed the
-    /// links into the receiver within the interval, and no flow is faster than they are
-    /// (counted whole, a segment partly received at the warm-up would make a flow alone on a
-    /// saturated 1 Gb/s link 1.000005 Gb/s). Over an interval much longer than the receiver's
-    /// reordering, it is the in-order delivery rate.
+    /// Each data segment counts once, when its first copy is received whole, in order or not:
+    /// what the receiver holds out of order at the end of the interval is the interval's, and
+    /// what it held at its start, or was receiving then (first bit before it), is the warm-up's,
+    /// though delivered after it. Counting in-order delivery instead leaves out what is held at
+    /// the end while the warm-up's held data is already left out: one-sided, it undercounts a
+    /// multipath flow by what its fast paths deliver ahead of its slow ones. Every bit counted
+    /// crossed the links into the receiver within the interval, so no flow is faster than they
+    /// are (counted whole, a segment partly received at the warm-up would make a flow alone on
+    /// a saturated 1 Gb/s link 1.000005 Gb/s).
     pub goodput_bps: f64,
-    /// Bytes delivered in order to the receiver after the warm-up, counted as for goodput, up
-    /// to the end of the run.
+    /// Bytes received after the warm-up, counted as for goodput (each data segment once, in
+    /// order or not), up to the end of the run.
     pub bytes_delivered: u64,
     /// Data packets sent after the warm-up, retransmissions included.
     pub packets_sent: u64,
@@ -57,8 +58,9 @@ pub struct SubflowRecord {
     pub subflow: u32,
     /// Links crossed, joined by `>`.
     pub path: String,
-    /// Bits per second this subflow's receiver delivered in order over the flow's measured
-    /// interval, counted as [`FlowRecord::goodput_bps`] counts the flow's.
+    /// Bits per second this subflow's receiver got over the flow's measured interval, counted
+    /// as [`FlowRecord::goodput_bps`] counts the flow's (each of its segments once, in order or
+    /// not).
     pub goodput_bps: f64,
     /// Time-average congestion window after the warm-up, packets.
     pub mean_cwnd_pkts: f64,

@@ -7,7 +7,7 @@ use mptcp_cc::{CoupledController, SlowStartSample, SubflowState};
 use rand::RngExt;
 use sim_core::{Packet, PacketId, PacketKind, Time};
 
-use crate::connection::{Connection, Ctx};
+use crate::connection::{AtStop, Connection, Ctx};
 use crate::event::Event;
 use crate::receiver::Ack;
 use crate::sender::{AckOutcome, SYN_SEQ, Send, TimerAction, TimerOutcome, Window};
@@ -167,7 +167,11 @@ impl Connection {
 
     /// Stops offering new data; what was sent is still recovered.
     pub fn stop(&mut self) {
-        self.at_stop = Some(Box::new((self.delivered(), self.receivers.iter().map(|r| r.delivered()).collect())));
+        self.at_stop = Some(Box::new(AtStop {
+            delivered: self.delivered(),
+            held: self.held().cloned(),
+            subflows: self.receivers.iter().map(|r| (r.delivered(), r.held().clone())).collect(),
+        }));
         self.data.limit = self.data.limit.min(self.data.next);
         if let Some(m) = &mut self.data.multipath {
             m.reinject.clear();

@@ -123,44 +123,34 @@ struct LinkEntry {
     warm: LinkCounters,
 }
 
-/// The segments the receivers had got, whole or in part, at the end of the warm-up without
-/// delivering them in order: they are the warm-up's, and goodput leaves them out when they are
-/// delivered after it ([`FlowRecord::goodput_bps`]). Only receivers holding some are listed.
+/// What the receivers held out of order at the end of the warm-up, or were receiving then: the
+/// warm-up's, whenever they are delivered ([`FlowRecord::goodput_bps`]). Only receivers holding
+/// some are listed.
 #[derive(Default)]
-struct EarlyData {
-    /// Per global subflow, ascending: the segments its receiver held out of order.
-    held: Vec<(u32, SeqSet)>,
-    /// Per multipath connection, ascending: the data segments held out of order.
-    held_data: Vec<(u32, SeqSet)>,
-    /// The data segments whose first bits had reached their receivers and whose last had not.
-    arriving: Vec<Arriving>,
+struct HeldAtWarmup {
+    /// Per global subflow, ascending: the segments its receiver held.
+    subflows: Vec<(u32, SeqSet)>,
+    /// Per multipath connection, ascending: the data segments held.
+    connections: Vec<(u32, SeqSet)>,
 }
 
-/// A data segment being received at the end of the warm-up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Arriving {
-    /// Global subflow.
-    subflow: u32,
-    /// Its subflow segment number, if the subflow's receiver had no copy of it yet.
-    seq: Option<u64>,
-    /// Its data segment number, if the connection's receiver had no copy of it yet.
-    data_seq: Option<u64>,
+impl HeldAtWarmup {
+    /// Records segment `seq` as got by receiver `key` of `list` (its entry made from what it
+    /// holds, `held`, if missing), unless it had it already: `delivered` in order, or held.
+    fn mark(list: &mut Vec<(u32, SeqSet)>, key: u32, held: Option<&SeqSet>, delivered: u64, seq: u64) {
+        if seq < delivered || held.is_some_and(|h| h.contains(seq)) {
+            return;
+        }
+        let i = list.binary_search_by_key(&key, |(k, _)| *k).unwrap_or_else(|i| {
+            list.insert(i, (key, held.cloned().unwrap_or_default()));
+            i
+        });
+        list[i].1.insert(seq);
+    }
 }
 
-impl EarlyData {
-    fn held(list: &[(u32, SeqSet)], key: u32) -> Option<&SeqSet> {
-        list.binary_search_by_key(&key, |(k, _)| *k).ok().map(|i| &list[i].1)
-    }
-
-    /// Bytes of the segments in `from..to` (`from`: the cumulative point at the end of the
-    /// warm-up) that the receiver held then (`held`) or was receiving (`arriving`).
-    fn bytes(c: &Connection, held: Option<&SeqSet>, arriving: impl Iterator<Item = u64>, from: u64, to: u64, mss: u32) -> u64 {
-        let size = |s: u64| c.bytes_in(s + 1, mss) - c.bytes_in(s, mss);
-        let mut arriving: Vec<u64> = arriving.filter(|s| (from..to).contains(s)).collect();
-        arriving.sort_unstable();
-        arriving.dedup();
-        held.map_or(0, |h| h.members(from, to).map(size).sum::<u64>()) + arriving.into_iter().map(size).sum::<u64>()
-    }
+fn held_by(list: &[(u32, SeqSet)], key: u32) -> Option<&SeqSet> {
+    list.binary_search_by_key(&key, |(k, _)| *k).ok().map(|i| &list[i].1)
 }
 
 /// Which connection, subflow and side an endpoint number names.
@@ -185,7 +175,7 @@ pub struct Simulation {
     warm_received: Vec<u64>,
     warm_delivered: Vec<u64>,
     /// What the receivers had got at the end of the warm-up without delivering it in order.
-    warm_early: EarlyData,
+    warm_held: HeldAtWarmup,
     last_sample_acked: Vec<u64>,
     /// The flows' names, one after another; flow `i`'s ends at `name_ends[i]` (one string for
     /// all: a `String` per flow would cost 48 bytes more each).
@@ -217,7 +207,7 @@ impl Simulation {
             warm_senders: Vec::new(),
             warm_received: Vec::new(),
             warm_delivered: Vec::new(),
-            warm_early: EarlyData::default(),
+            warm_held: HeldAtWarmup::default(),
             last_sample_acked: Vec::new(),
             names: String::new(),
             name_ends: Vec::new(),
@@ -533,27 +523,29 @@ impl Simulation {
         // per subflow that flows not yet started need not hold.
         self.warm_senders.clear();
         self.warm_senders.reserve_exact(self.owners.len());
-        let early = &mut self.warm_early;
+        let held = &mut self.warm_held;
+        let above = |h: &SeqSet, delivered: u64| h.members(delivered, u64::MAX).next().is_some();
         for (i, c) in self.conns.iter_mut().enumerate() {
             c.account(now);
             self.warm_delivered[i] = c.delivered();
-            if let Some(m) = c.data.multipath.as_deref().filter(|_| c.multipath())
-                && m.out_of_order.members(c.data.delivered, u64::MAX).next().is_some()
+            if c.multipath()
+                && let Some(h) = c.held().filter(|h| above(h, c.delivered()))
             {
-                early.held_data.push((i as u32, m.out_of_order.clone()));
+                held.connections.push((i as u32, h.clone()));
             }
             for (r, s) in c.senders.iter().enumerate() {
                 let g = c.first_subflow as usize + r;
                 self.warm_senders.push(s.counters);
                 let receiver = &c.receivers[r];
                 self.warm_received[g] = receiver.delivered();
-                if receiver.held().members(receiver.delivered(), u64::MAX).next().is_some() {
-                    early.held.push((g as u32, receiver.held().clone()));
+                if above(receiver.held(), receiver.delivered()) {
+                    held.subflows.push((g as u32, receiver.held().clone()));
                 }
             }
         }
-        // The segments being received: one at most per link, the head of its wire, if the
-        // link is the last of its route.
+        // The segments being received at this instant, one at most per link (the head of its
+        // wire, if the link is its route's last): begun in the warm-up, they are its, so that
+        // no flow is counted faster than the links into its receiver.
         for link in &self.links {
             let Some(id) = self.ctx.net.arriving(link.id, now) else { continue };
             let p = &self.ctx.net.packets[id];
@@ -563,17 +555,12 @@ impl Simulation {
                 let (conn, r) = self.owners[(e / 2) as usize];
                 let c = &self.conns[conn as usize];
                 let receiver = &c.receivers[r as usize];
-                let new = |s: u64, next: u64, held: Option<&SeqSet>| (s >= next && !held.is_some_and(|h| h.contains(s))).then_some(s);
-                let seq = new(p.seq, receiver.delivered(), Some(receiver.held()));
-                let data_seq = match c.data.multipath.as_deref().filter(|_| c.multipath()) {
-                    Some(m) => new(p.data_seq, c.data.delivered, Some(&m.out_of_order)),
-                    None if c.multipath() => new(p.data_seq, c.data.delivered, None),
-                    None => seq,
-                };
-                early.arriving.push(Arriving { subflow: e / 2, seq, data_seq });
+                HeldAtWarmup::mark(&mut held.subflows, e / 2, Some(receiver.held()), receiver.delivered(), p.seq);
+                if c.multipath() {
+                    HeldAtWarmup::mark(&mut held.connections, conn, c.held(), c.delivered(), p.data_seq);
+                }
             }
         }
-        early.arriving.sort_unstable();
     }
 
     fn sample(&mut self) {
@@ -657,28 +644,18 @@ impl Simulation {
             let until = end.min(c.stop).min(c.completed_at);
             let window = until.saturating_sub(from).as_secs_f64();
             let per_second = |bytes: u64| if window > 0.0 { bytes as f64 * 8.0 / window } else { 0.0 };
-            // What the receiver had got by the end of the warm-up is the warm-up's, though it
-            // is delivered in order after it.
+            // Each data segment counts once, when it is first received whole: what the receiver
+            // had got by the end of the warm-up is the warm-up's, in order or not, and what it
+            // holds out of order at the end is the interval's.
             let first = c.first_subflow;
-            let early = &self.warm_early;
-            let arriving = &early.arriving[early.arriving.partition_point(|a| a.subflow < first)..];
-            let arriving = &arriving[..arriving.partition_point(|a| a.subflow < first + c.senders.len() as u32)];
-            let held = if c.multipath() { EarlyData::held(&early.held_data, i as u32) } else { EarlyData::held(&early.held, first) };
-            let warm = self.warm_delivered[i];
-            let counted = |to: u64| {
-                let early = EarlyData::bytes(c, held, arriving.iter().filter_map(|a| a.data_seq), warm, to, mss);
-                c.bytes_in(to, mss).saturating_sub(c.bytes_in(warm, mss)).saturating_sub(early)
-            };
-            let delivered = c.delivered();
-            let bytes = counted(delivered);
-            // Goodput counts what was delivered within [from, until]: for a flow that stopped
+            let warm = &self.warm_held;
+            let held_at_warmup = if c.multipath() { held_by(&warm.connections, i as u32) } else { held_by(&warm.subflows, first) };
+            let at_warmup = c.received_bytes(self.warm_delivered[i], held_at_warmup, mss);
+            let bytes = c.received_bytes(c.delivered(), c.held(), mss).saturating_sub(at_warmup);
+            // Goodput counts what was received within [from, until]: for a flow that stopped
             // before the end (and before completing), what had arrived by its stop.
             let stopped = c.at_stop.as_deref().filter(|_| c.stop == until);
-            let (delivered_by, received_by) = match stopped {
-                Some((d, received)) => (*d, Some(received)),
-                None => (delivered, None),
-            };
-            let bytes_by = counted(delivered_by);
+            let bytes_by = stopped.map_or(bytes, |s| c.received_bytes(s.delivered, s.held.as_ref(), mss).saturating_sub(at_warmup));
             let mut totals = SenderCounters::default();
             for (r, s) in c.senders.iter().enumerate() {
                 let g = c.first_subflow as usize + r;
@@ -694,12 +671,14 @@ impl Simulation {
                     flow: shared_name.clone(),
                     subflow: r as u32,
                     path: std::mem::take(&mut path_names[g]),
-                    // What the subflow's receiver got and delivered in order within the window.
+                    // What the subflow's receiver got within the window, counted as the flow's.
                     goodput_bps: per_second({
-                        let (from, to) = (self.warm_received[g], received_by.map_or(c.receivers[r].delivered(), |d| d[r]));
-                        let arriving = arriving.iter().filter(|a| a.subflow == g as u32).filter_map(|a| a.seq);
-                        let early = EarlyData::bytes(c, EarlyData::held(&early.held, g as u32), arriving, from, to, mss);
-                        c.bytes_in(to, mss).saturating_sub(c.bytes_in(from, mss)).saturating_sub(early)
+                        let from = c.received_bytes(self.warm_received[g], held_by(&warm.subflows, g as u32), mss);
+                        let to = match stopped {
+                            Some(s) => c.received_bytes(s.subflows[r].0, Some(&s.subflows[r].1), mss),
+                            None => c.received_bytes(c.receivers[r].delivered(), Some(c.receivers[r].held()), mss),
+                        };
+                        to.saturating_sub(from)
                     }),
                     mean_cwnd_pkts: if active > 0.0 { d.cwnd_seconds / active } else { 0.0 },
                     mean_srtt_s: if d.rtt_samples > 0 { d.srtt_sum / d.rtt_samples as f64 } else { 0.0 },

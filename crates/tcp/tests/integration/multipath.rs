@@ -178,3 +178,35 @@ fn data_stranded_on_a_failed_path_is_sent_again_on_the_other() {
     assert!(done > 5.0 && done < 20.0, "completed at {done} s");
     assert_eq!(out.flows[0].bytes_delivered, 20_000_000);
 }
+
+/// A link of `rate_mbps` and one-way delay `delay_ms` whose buffer never fills in these runs.
+fn lossless(name: &str, rate_mbps: u64, delay_ms: u64) -> LinkSpec {
+    LinkSpec { rate: Rate::mbps(rate_mbps), buffer: BufferLimit::Packets(100_000), ..lossy(name, delay_ms, 0.0) }
+}
+
+/// Goodput counts each data segment once, when it is first received whole, in order or not:
+/// without loss, a flow's goodput is the sum of its subflows', though at the end (or at its
+/// stop) the receiver holds a 100 ms path's worth of the 5 ms path's data out of order.
+#[test]
+fn goodput_counts_data_held_out_of_order_when_it_arrived() {
+    let links = vec![lossless("a", 10, 5), lossless("b", 10, 100), lossless("c", 10, 5), lossless("d", 10, 100)];
+    let flows = |l: &[LinkIndex]| {
+        let mut stopping = flow("stopping", Algorithm::Lia, vec![vec![l[2]], vec![l[3]]]);
+        stopping.stop = Some(Time::from_ms(2_500));
+        vec![flow("bulk", Algorithm::Lia, vec![vec![l[0]], vec![l[1]]]), stopping]
+    };
+    for warmup in [0, 1] {
+        let out = common::run(links.clone(), flows, 4, warmup, 1);
+        for f in &out.flows {
+            assert_eq!(f.retransmissions, 0, "warm-up {warmup} s: {f:?}");
+            let subflows: f64 = out.subflows.iter().filter(|s| s.flow == f.flow).map(|s| s.goodput_bps).sum();
+            assert!(f.goodput_bps > 1e6, "warm-up {warmup} s: {f:?}");
+            assert!(
+                (f.goodput_bps - subflows).abs() <= 1e-9 * subflows,
+                "warm-up {warmup} s: {} at {} b/s, its subflows {subflows}",
+                f.flow,
+                f.goodput_bps
+            );
+        }
+    }
+}
