@@ -716,7 +716,15 @@ fn main() -> ExitCode {
         }
         Command::Report { files, dataset, quick, into, unknowns, platforms, jobs } => {
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-            let args = report::ReportArgs { files, dataset, into, unknowns, platforms: platforms.unwrap_or(report::Platforms::None), jobs };
+            let args = report::ReportArgs {
+                files,
+                dataset,
+                into,
+                unknowns,
+                platforms: platforms.unwrap_or(report::Platforms::None),
+                jobs,
+                trial: quick,
+            };
             report::report(&args, |f| default_dataset(f, quick)).map(|text| emit(&text))
         }
         Command::Summarize { dir } => summarize::summarize(&dir).map(|digest| emit(&digest)),

@@ -8,6 +8,8 @@
 //! platforms = ["ns2"]                       # also check the findings in ns-2.35 (report --platforms),
 //!                                           # or "kernel": on this machine's kernel (the testbed)
 //! kernel = { replicates = 2, set = { "sim.duration" = "60s" } }  # the kernel's runs take real time
+//! variant = "l2 at 4 Mb/s, where the paper's 20 Mb/s does not bind"  # not the paper's setup:
+//!                                           # shown apart, out of the page's totals
 //!
 //! [[paper.value]]
 //! label = "EWTCP, single-path users"
@@ -24,7 +26,8 @@
 //! group = "sp"
 //! increasing = [{ point = { "flow.mp.cc" = "ewtcp" } }, { point = { "flow.mp.cc" = "coupled" } }]
 //! # or decreasing / at_least / at_most = [sides] (bounds take tolerance = 0.05 and factor = 5:
-//! # A ≥ 5·B·(1 − 0.05)), or along = "KEY" with trend = "increasing",
+//! # A ≥ 5·B·(1 − 0.05)), or same = [sides] with tolerance = 0.05 (each within 5 % of the
+//! # next: one finding), or along = "KEY" with trend = "increasing",
 //! # or ratio = [A, B] with band = [4, 6]: "A is 4 to 6 times B" (ratio = [[A, B], [C, D]]
 //! # with largest = true: the largest of several ratios, "up to", "in the worst case"; or
 //! # ratio = [A] with denominator = the paper's number: "within 10 % of the target")
@@ -67,6 +70,9 @@ pub struct Paper {
     pub platforms: Vec<Platform>,
     /// How the runs on the kernel differ from the sweep's: they take real time.
     pub kernel: KernelRuns,
+    /// How the sweep departs from the paper's setup, if it does (`variant = "…"`): its
+    /// findings are then not the paper's and stay out of the reproduction's totals.
+    pub variant: Option<String>,
 }
 
 /// A platform other than the simulator that a sweep's runs can be made on.
@@ -152,16 +158,19 @@ pub enum Relation {
     AtLeast,
     /// Each side at most the next (plus the tolerance).
     AtMost,
+    /// Each side the next's, within the tolerance either way: one finding, not two bounds.
+    Same,
     /// The first side over the second within the claim's band.
     Ratio,
 }
 
 impl Relation {
-    const NAMES: [(&'static str, Relation); 5] = [
+    const NAMES: [(&'static str, Relation); 6] = [
         ("increasing", Relation::Increasing),
         ("decreasing", Relation::Decreasing),
         ("at_least", Relation::AtLeast),
         ("at_most", Relation::AtMost),
+        ("same", Relation::Same),
         ("ratio", Relation::Ratio),
     ];
 
@@ -179,8 +188,23 @@ impl Relation {
             Relation::Decreasing => a > b,
             Relation::AtLeast => a >= b - slack,
             Relation::AtMost => a <= b + slack,
+            Relation::Same => (a - b).abs() <= slack,
             Relation::Ratio => true,
         }
+    }
+
+    /// The bound side `b` (a mean and its 95 % half-width) sets for a side of mean `a` before
+    /// it, with the tolerance: `b` less (at least) or plus (at most) `tolerance` of it, the
+    /// nearer of the two for `same`, else `b`.
+    pub fn tolerated(self, a: f64, b: (f64, f64), tolerance: f64) -> (f64, f64) {
+        let scale = match self {
+            Relation::AtLeast => 1.0 - tolerance,
+            Relation::AtMost => 1.0 + tolerance,
+            Relation::Same if a < b.0 => 1.0 - tolerance,
+            Relation::Same => 1.0 + tolerance,
+            _ => 1.0,
+        };
+        (b.0 - (1.0 - scale) * b.0.abs(), b.1 * scale)
     }
 
     /// The relation's sign between two sides, for the report (`<`, `≥`).
@@ -190,6 +214,7 @@ impl Relation {
             Relation::Decreasing => ">",
             Relation::AtLeast => "≥",
             Relation::AtMost => "≤",
+            Relation::Same => "≈",
             Relation::Ratio => "/",
         }
     }
@@ -249,6 +274,10 @@ struct Defaults<'a> {
 pub fn read_paper(file: &str, table: &Table, keys: &[String], points: &[Point]) -> Result<Paper> {
     let mut t = Reader::new(file, "paper", table);
     let source = t.string("source")?.unwrap_or_default().to_string();
+    let variant = t.string("variant")?.map(str::to_string);
+    if variant.as_deref().is_some_and(|v| v.trim().is_empty()) {
+        return Err(t.error("variant", "empty; expected how the sweep departs from the paper's setup"));
+    }
     let mut values = Vec::new();
     for (i, item) in tables(&mut t, "value")?.into_iter().enumerate() {
         let mut v = Reader::new(file, format!("paper.value[{i}]"), item);
@@ -316,7 +345,7 @@ pub fn read_paper(file: &str, table: &Table, keys: &[String], points: &[Point]) 
     if values.is_empty() && claims.is_empty() {
         return Err(ScenarioError::new(file, "paper", "empty; give [[paper.value]] or [[paper.claim]] entries"));
     }
-    Ok(Paper { source, values, claims, unknowns, platforms, kernel })
+    Ok(Paper { source, values, claims, unknowns, platforms, kernel, variant })
 }
 
 /// `[paper] kernel = { replicates, set }`, given only beside `platforms = ["kernel"]`.
@@ -403,16 +432,16 @@ fn read_claim(file: &str, path: &str, table: &Table, keys: &[String], points: &[
         _ => {
             return Err(c.error(
                 "text",
-                "expected exactly one of increasing, decreasing, at_least, at_most, ratio (a list of sides), or along with trend",
+                "expected exactly one of increasing, decreasing, at_least, at_most, same, ratio (a list of sides), or along with trend",
             ));
         }
     };
     if relation.is_strict() || relation == Relation::Ratio {
         if factor != 1.0 {
-            return Err(c.error("factor", "applies to at_least and at_most only"));
+            return Err(c.error("factor", "applies to at_least, at_most and same only"));
         }
         if tolerance != 0.0 {
-            return Err(c.error("tolerance", "applies to at_least and at_most only: an ordering holds or not, a ratio has its band"));
+            return Err(c.error("tolerance", "applies to at_least, at_most and same only: an ordering holds or not, a ratio has its band"));
         }
     }
     let band = match (relation, c.value("band")) {

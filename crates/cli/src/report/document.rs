@@ -2,6 +2,7 @@
 //! blocks and the summary block counted from them.
 
 use super::verdict::Verdict;
+use super::{TRIAL, VARIANT};
 
 /// The name of a document's summary block, `<!-- report: summary -->`: a table of every
 /// report block's verdicts, counted from the document itself so that it covers the blocks
@@ -13,6 +14,8 @@ pub(super) fn summary(doc: &str) -> String {
         "| sweep | holds | holds in the means | within noise | does not hold | not tested here | model checks (hold / fail) |\n|---|---|---|---|---|---|---|\n",
     );
     let mut totals = [0usize; 7];
+    // Sweeps that are not the paper's setup, and trials: shown, out of the totals.
+    let mut apart = String::new();
     let mut kernel_rows = String::new();
     let mut kernel_totals = [0usize; 7];
     // Markers start a line; a mention of one in the prose does not.
@@ -40,11 +43,17 @@ pub(super) fn summary(doc: &str) -> String {
             checks(&[Verdict::Holds, Verdict::HoldsInTheMeans]),
             checks(&[Verdict::WithinNoise, Verdict::DoesNotHold, Verdict::NotTested]),
         ];
-        totals.iter_mut().zip(counts).for_each(|(t, c)| *t += c);
-        rows.push_str(&format!(
+        let row = format!(
             "| `{name}` | {} | {} | {} | {} | {} | {} / {} |\n",
             counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], counts[6]
-        ));
+        );
+        let opening = body.trim_start_matches(" -->").trim_start();
+        if opening.starts_with(VARIANT) || opening.starts_with(TRIAL) {
+            apart.push_str(&row);
+            continue;
+        }
+        totals.iter_mut().zip(counts).for_each(|(t, c)| *t += c);
+        rows.push_str(&row);
         if let Some(k) = kernel_counts(body) {
             kernel_totals.iter_mut().zip(k).for_each(|(t, c)| *t += c);
             kernel_rows.push_str(&format!("| `{name}` | {} | {} | {} | {} | {} | {} | {} |\n", k[0], k[1], k[2], k[3], k[4], k[5], k[6]));
@@ -52,6 +61,13 @@ pub(super) fn summary(doc: &str) -> String {
     }
     let t = totals;
     rows.push_str(&format!("| all | {} | {} | {} | {} | {} | {} / {} |\n", t[0], t[1], t[2], t[3], t[4], t[5], t[6]));
+    if !apart.is_empty() {
+        rows.push_str(&format!(
+            "\nNot in the totals: sweeps that are not the paper's setup, and trials (each block says why).\n\n\
+             | sweep | holds | holds in the means | within noise | does not hold | not tested here | model checks (hold / fail) |\n\
+             |---|---|---|---|---|---|---|\n{apart}"
+        ));
+    }
     if !kernel_rows.is_empty() {
         let k = kernel_totals;
         rows.push_str(&format!(
@@ -119,6 +135,22 @@ mod tests {
         assert!(table.contains("| `b.toml` | 0 | 1 | 0 | 0 | 0 | 1 / 1 |"), "{table}");
         assert!(table.contains("| all | 1 | 1 | 0 | 1 | 1 | 1 / 1 |") && !table.contains("…"), "{table}");
         assert!(!table.contains("kernel"), "no block has the kernel's table: {table}");
+    }
+
+    #[test]
+    fn sweeps_not_of_the_papers_setup_and_trials_are_counted_apart() {
+        let doc = format!(
+            "<!-- report: summary -->\n<!-- end report -->\n<!-- report: a.toml -->\n| x | **holds** | 1 |\n<!-- end report -->\n\
+             <!-- report: b.toml -->\n{VARIANT} l2 at 4 Mb/s. Its findings …\n\n| y | **does not hold** | 2 |\n<!-- end report -->\n\
+             <!-- report: c.toml -->\n{TRIAL} the short variant's runs …\n\n| z | **holds** | 3 |\n<!-- end report -->\n"
+        );
+        let table = summary(&doc);
+        assert!(table.contains("| all | 1 | 0 | 0 | 0 | 0 | 0 / 0 |"), "{table}");
+        let apart = &table[table.find("Not in the totals").expect("a table apart")..];
+        assert!(
+            apart.contains("| `b.toml` | 0 | 0 | 0 | 1 | 0 | 0 / 0 |") && apart.contains("| `c.toml` | 1 | 0 | 0 | 0 | 0 | 0 / 0 |"),
+            "{table}"
+        );
     }
 
     #[test]

@@ -36,6 +36,8 @@ pub struct ReportArgs {
     pub platforms: Platforms,
     /// Runs at once, for `unknowns` and `platforms`.
     pub jobs: usize,
+    /// The datasets are the short variants' (`sweep --quick`): the reports say they are trials.
+    pub trial: bool,
 }
 
 /// Which of a paper's platforms `report` runs the sweep on.
@@ -63,6 +65,11 @@ impl Platforms {
     }
 }
 
+/// How a report of a short variant's dataset begins.
+pub(super) const TRIAL: &str = "**A trial:**";
+/// How a report of a sweep that is not the paper's setup begins.
+pub(super) const VARIANT: &str = "**Not the paper's setup:**";
+
 /// The Markdown report of one sweep; with `unknowns`, each finding also at each value of the
 /// paper's unknowns, and with `platforms` on the paper's own platforms.
 pub fn report_one(file: &Path, dataset: &Path, args: &ReportArgs) -> Result<String, String> {
@@ -73,6 +80,12 @@ pub fn report_one(file: &Path, dataset: &Path, args: &ReportArgs) -> Result<Stri
     };
     let mut data = Dataset::new(dataset.to_path_buf());
     let mut out = String::new();
+    if args.trial {
+        out.push_str(&format!("{TRIAL} the short variant's runs (`sweep --quick`), fewer and shorter than the sweep's: its verdicts do not check the paper's findings.\n\n"));
+    }
+    if let Some(variant) = &paper.variant {
+        out.push_str(&format!("{VARIANT} {variant}. Its findings are counted apart, not in the totals.\n\n"));
+    }
     render(&mut out, &sweep, paper, &name, &mut data).map_err(|e| e.to_string())?;
     for &platform in &paper.platforms {
         if args.platforms.includes(platform) {
@@ -488,6 +501,10 @@ fn between(claim: &Claim) -> String {
     let multiplier = match claim.relation {
         Relation::AtLeast => claim.factor * (1.0 - claim.tolerance),
         Relation::AtMost => claim.factor * (1.0 + claim.tolerance),
+        Relation::Same => {
+            let factor = if claim.factor == 1.0 { String::new() } else { format!("{} × ", significant(claim.factor)) };
+            return format!(" ≈ (within {} %) {factor}", significant(claim.tolerance * 100.0));
+        }
         Relation::Increasing | Relation::Decreasing | Relation::Ratio => 1.0,
     };
     if multiplier == 1.0 {

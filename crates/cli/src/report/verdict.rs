@@ -74,7 +74,12 @@ pub fn chain_verdict(claim: &Claim, chain: &[(f64, f64)], replicates: &[Vec<f64>
         };
     }
     let in_means = pairs().all(|(a, b)| relation.holds(a.0, b.0, tolerance));
-    let overlap = |a: (f64, f64), b: (f64, f64)| (a.0 - b.0).abs() <= a.1 + b.1;
+    // Intervals overlap: a side's and the bound the next sets, tolerance included (a bound
+    // missed in the means is "within noise" when the tolerated bound is within the noise).
+    let overlap = |a: (f64, f64), b: (f64, f64)| {
+        let bound = relation.tolerated(a.0, b, tolerance);
+        (a.0 - bound.0).abs() <= a.1 + bound.1
+    };
     match (relation.is_strict(), in_means) {
         (true, true) if pairs().all(|(a, b)| !overlap(a, b)) => Verdict::Holds,
         (true, true) => Verdict::HoldsInTheMeans,
@@ -138,6 +143,20 @@ mod tests {
         assert_eq!(v(Relation::AtLeast, &[(0.95, 0.1), (1.0, 0.1)]), Verdict::WithinNoise);
         assert_eq!(v(Relation::AtLeast, &[(0.5, 0.1), (1.0, 0.1)]), Verdict::DoesNotHold);
         assert_eq!(chain_verdict(&claim(Relation::AtLeast, 0.1, 1.0, false), &[(0.95, 0.0), (1.0, 0.0)], &[]), Verdict::Holds);
+        // A bound with a tolerance is missed within the noise when the interval reaches the
+        // tolerated bound, 0.95 × (3.81 ± 0.20) = 3.62 ± 0.19, not when it misses 3.81 itself.
+        let tolerant = |chain: &[(f64, f64)]| chain_verdict(&claim(Relation::AtLeast, 0.05, 1.0, false), chain, &[]);
+        assert_eq!(tolerant(&[(3.28, 0.16), (3.81, 0.20)]), Verdict::WithinNoise);
+        assert_eq!(tolerant(&[(3.20, 0.16), (3.81, 0.20)]), Verdict::DoesNotHold);
+        let tolerant_most = |chain: &[(f64, f64)]| chain_verdict(&claim(Relation::AtMost, 0.05, 1.0, false), chain, &[]);
+        assert_eq!(tolerant_most(&[(2.2, 0.05), (2.0, 0.05)]), Verdict::WithinNoise);
+        assert_eq!(tolerant_most(&[(2.3, 0.05), (2.0, 0.05)]), Verdict::DoesNotHold);
+        // An equality is one finding, its noise judged against the nearer tolerated bound.
+        let same = |chain: &[(f64, f64)]| chain_verdict(&claim(Relation::Same, 0.05, 1.0, false), chain, &[]);
+        assert_eq!(same(&[(1.04, 0.01), (1.0, 0.01), (0.97, 0.01)]), Verdict::Holds);
+        assert_eq!(same(&[(2.2, 0.05), (2.0, 0.05)]), Verdict::WithinNoise);
+        assert_eq!(same(&[(1.81, 0.05), (2.0, 0.05)]), Verdict::WithinNoise);
+        assert_eq!(same(&[(1.7, 0.05), (2.0, 0.05)]), Verdict::DoesNotHold);
         let five_times = claim(Relation::AtLeast, 0.0, 5.0, false);
         assert_eq!(chain_verdict(&five_times, &[(5.5, 0.1), (1.0, 0.01)], &[]), Verdict::Holds);
         assert_eq!(chain_verdict(&five_times, &[(4.0, 0.1), (1.0, 0.01)], &[]), Verdict::DoesNotHold);
