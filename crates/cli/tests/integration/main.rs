@@ -10,6 +10,7 @@ mod common;
 mod docs;
 mod finite;
 mod fluid;
+mod grid_counts;
 mod ns2;
 mod outputs;
 mod report;
