@@ -230,9 +230,11 @@ enum Command {
         /// Read the datasets of the short variants (`sweep --quick`).
         #[arg(long)]
         quick: bool,
-        /// Write each report into this document, between `<!-- report: FILE -->` and
-        /// `<!-- end report -->`, instead of printing it.
-        #[arg(long, value_name = "DOC")]
+        /// Write each report into this page, between `<!-- report: FILE -->` and
+        /// `<!-- end report -->`, instead of printing it; with a directory, into the one `*.md`
+        /// page there that has the block. A `<!-- report: summary -->` block in a page of that
+        /// directory is counted again from the blocks of all its pages.
+        #[arg(long, value_name = "PAGE|DIR")]
         into: Option<PathBuf>,
         /// Check every finding again at each value of the `[[paper.unknown]]` parameters the
         /// paper does not give, running the sweep at each (into DATASET-unknowns/, resumed).

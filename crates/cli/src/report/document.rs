@@ -1,15 +1,20 @@
-//! Writing reports into a document: the `<!-- report: SWEEP -->` … `<!-- end report -->`
-//! blocks and the summary block counted from them.
+//! Writing reports into pages: the `<!-- report: SWEEP -->` … `<!-- end report -->` blocks,
+//! each in the one page of a directory that has it, and the summary block counted from the
+//! blocks of every page.
+
+use std::path::{Path, PathBuf};
 
 use super::verdict::Verdict;
 use super::{TRIAL, VARIANT};
+use crate::output;
 
-/// The name of a document's summary block, `<!-- report: summary -->`: a table of every
-/// report block's verdicts, counted from the document itself so that it covers the blocks
-/// written by earlier runs too.
+/// The name of the summary block, `<!-- report: summary -->`: a table of every report block's
+/// verdicts, counted from the pages themselves so that it covers the blocks written by earlier
+/// runs too.
 pub(super) const SUMMARY: &str = "summary";
 
-pub(super) fn summary(doc: &str) -> String {
+/// The summary of the report blocks of `pages`, in their order, then each page's block order.
+pub(super) fn summary(pages: &[&str]) -> String {
     let mut rows = String::from(
         "| sweep | holds | holds in the means | within noise | does not hold | not tested here | model checks (hold / fail) |\n|---|---|---|---|---|---|---|\n",
     );
@@ -19,14 +24,7 @@ pub(super) fn summary(doc: &str) -> String {
     let mut kernel_rows = String::new();
     let mut kernel_totals = [0usize; 7];
     // Markers start a line; a mention of one in the prose does not.
-    let mut rest = doc;
-    while let Some(at) = rest.find("\n<!-- report: ") {
-        let after = &rest[at + "\n<!-- report: ".len()..];
-        let Some(name_end) = after.find(" -->") else { break };
-        let name = &after[..name_end];
-        let body = &after[name_end..];
-        let body = &body[..body.find("<!-- end report -->").unwrap_or(body.len())];
-        rest = &after[name_end..];
+    for (name, body) in pages.iter().flat_map(|page| blocks(page)) {
         if name == SUMMARY {
             continue;
         }
@@ -82,6 +80,21 @@ pub(super) fn summary(doc: &str) -> String {
     rows
 }
 
+/// A page's blocks, in order: each one's name (`sweeps/NAME.toml`, `summary`) and its text from
+/// the end of its marker's name (` -->`) to its `<!-- end report -->` (or the page's end).
+fn blocks(page: &str) -> Vec<(&str, &str)> {
+    let open = "<!-- report: ";
+    page.match_indices(open)
+        .filter(|&(at, _)| at == 0 || page[..at].ends_with('\n'))
+        .filter_map(|(at, _)| {
+            let after = &page[at + open.len()..];
+            let name_end = after.find(" -->")?;
+            let body = &after[name_end..];
+            Some((&after[..name_end], &body[..body.find("<!-- end report -->").unwrap_or(body.len())]))
+        })
+        .collect()
+}
+
 /// In a report block with the kernel's table of findings (`| finding | ours | kernel | …`): its
 /// findings; those that hold on both sides, fail on both, hold here only, hold on the kernel
 /// only, are not tested on one side; and how many of the tested were checked in part.
@@ -114,13 +127,129 @@ fn kernel_counts(body: &str) -> Option<[usize; 7]> {
 /// `text` with the block after `<!-- report: FILE -->` (up to `<!-- end report -->`) set to `body`.
 pub(super) fn replace_block(text: &str, file: &str, body: &str) -> Result<String, String> {
     let start = format!("<!-- report: {file} -->");
-    let Some(at) = text.find(&start) else {
+    let Some(at) = marker_at(text, file) else {
         return Err(format!("no block \"{start}\" to write {file}'s report into"));
     };
     let from = at + start.len();
     let end = "<!-- end report -->";
     let Some(len) = text[from..].find(end) else { return Err(format!("the block \"{start}\" has no \"{end}\"")) };
     Ok(format!("{}\n{}{}", &text[..from], body, &text[from + len..]))
+}
+
+/// Where `<!-- report: FILE -->` starts a line of `text`, if it does: a mention of it in the
+/// prose is no block.
+fn marker_at(text: &str, file: &str) -> Option<usize> {
+    let start = format!("<!-- report: {file} -->");
+    let mut from = 0;
+    while let Some(found) = text[from..].find(&start) {
+        let at = from + found;
+        if at == 0 || text[..at].ends_with('\n') {
+            return Some(at);
+        }
+        from = at + start.len();
+    }
+    None
+}
+
+/// A page reports are written into: its text as read and as it will be written.
+struct Page {
+    path: PathBuf,
+    read: String,
+    text: String,
+}
+
+/// The pages of `equipoise report --into`: every `*.md` page directly in one directory (in
+/// name order), and, for each sweep, the page its report goes into.
+pub(super) struct Pages {
+    pages: Vec<Page>,
+    /// For each sweep, in the order given, the index of its page.
+    routes: Vec<usize>,
+}
+
+impl Pages {
+    /// The pages for `into` and where each of `sweeps` (as their markers name them) goes: with
+    /// a page, into it; with a directory, into the one page there that has the sweep's block.
+    /// A sweep without a block, or (in a directory) with one in two pages, is an error naming
+    /// it, before anything is written.
+    pub(super) fn open(into: &Path, sweeps: &[String]) -> Result<Pages, String> {
+        let read = |path: &Path| std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()));
+        let (dir, page) = if into.is_dir() {
+            (into.to_path_buf(), None)
+        } else {
+            // The page first: a page that is not there is the error to give.
+            read(into)?;
+            let parent = into.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            (parent.to_path_buf(), Some(into.to_path_buf()))
+        };
+        let entries = std::fs::read_dir(&dir).map_err(|e| format!("cannot read the directory {}: {e}", dir.display()))?;
+        let mut paths: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                name.ends_with(".md") && !name.starts_with('.') && p.is_file()
+            })
+            .collect();
+        paths.sort();
+        // The page named, whatever its name, as the directory lists it.
+        let named = page.map(|page| match paths.iter().position(|p| p.file_name() == page.file_name()) {
+            Some(i) => i,
+            None => {
+                paths.push(page);
+                paths.len() - 1
+            }
+        });
+        let pages =
+            paths.into_iter().map(|path| read(&path).map(|text| Page { path, read: text.clone(), text })).collect::<Result<Vec<_>, _>>()?;
+        let mut routes = Vec::with_capacity(sweeps.len());
+        for sweep in sweeps {
+            let marker = format!("<!-- report: {sweep} -->");
+            let route = match named {
+                Some(i) if marker_at(&pages[i].text, sweep).is_some() => i,
+                Some(i) => return Err(format!("{}: no block \"{marker}\" to write {sweep}'s report into", pages[i].path.display())),
+                None => {
+                    let found: Vec<usize> = (0..pages.len()).filter(|&i| marker_at(&pages[i].text, sweep).is_some()).collect();
+                    match found.as_slice() {
+                        [i] => *i,
+                        [] => return Err(format!("{sweep}: no page in {} has its block \"{marker}\"", dir.display())),
+                        [..] => {
+                            let names: Vec<String> = found.iter().map(|&i| pages[i].path.display().to_string()).collect();
+                            return Err(format!(
+                                "{sweep}: its block \"{marker}\" is in {} pages of {}: {}",
+                                names.len(),
+                                dir.display(),
+                                names.join(", ")
+                            ));
+                        }
+                    }
+                }
+            };
+            routes.push(route);
+        }
+        Ok(Pages { pages, routes })
+    }
+
+    /// Sets each sweep's block (`bodies` in the order of the sweeps given to [`Pages::open`]),
+    /// counts the summary again from every page's blocks, sets it wherever a page has its
+    /// block, and writes the pages that changed, each atomically: their paths.
+    pub(super) fn write(mut self, sweeps: &[String], bodies: &[String]) -> Result<Vec<PathBuf>, String> {
+        for ((sweep, body), &i) in sweeps.iter().zip(bodies).zip(&self.routes) {
+            let page = &mut self.pages[i];
+            page.text = replace_block(&page.text, sweep, body).map_err(|e| format!("{}: {e}", page.path.display()))?;
+        }
+        let texts: Vec<&str> = self.pages.iter().map(|p| p.text.as_str()).collect();
+        let table = summary(&texts);
+        for page in &mut self.pages {
+            if marker_at(&page.text, SUMMARY).is_some() {
+                page.text = replace_block(&page.text, SUMMARY, &table).map_err(|e| format!("{}: {e}", page.path.display()))?;
+            }
+        }
+        let mut written = Vec::new();
+        for page in self.pages.into_iter().filter(|p| p.text != p.read) {
+            output::write_file_atomically(&page.path, page.text.as_bytes())?;
+            written.push(page.path);
+        }
+        Ok(written)
+    }
 }
 
 #[cfg(test)]
@@ -130,7 +259,7 @@ mod tests {
     #[test]
     fn the_summary_counts_each_blocks_verdicts() {
         let doc = "Blocks are `<!-- report: … -->` markers.\n<!-- report: summary -->\n<!-- end report -->\n<!-- report: a.toml -->\n| x | **holds** | 1 |\n| y | **does not hold** | 2 |\n| w | **not tested here** | link idle |\n<!-- end report -->\n<!-- report: b.toml -->\n| z | **holds in the means (CIs overlap)** | 3 |\n| m | **holds** · model check | 4 |\n| n | **does not hold** · model check | 5 |\n<!-- end report -->\n";
-        let table = summary(doc);
+        let table = summary(&[doc]);
         assert!(table.contains("| `a.toml` | 1 | 0 | 0 | 1 | 1 | 0 / 0 |"), "{table}");
         assert!(table.contains("| `b.toml` | 0 | 1 | 0 | 0 | 0 | 1 / 1 |"), "{table}");
         assert!(table.contains("| all | 1 | 1 | 0 | 1 | 1 | 1 / 1 |") && !table.contains("…"), "{table}");
@@ -144,7 +273,7 @@ mod tests {
              <!-- report: b.toml -->\n{VARIANT} l2 at 4 Mb/s. Its findings …\n\n| y | **does not hold** | 2 |\n<!-- end report -->\n\
              <!-- report: c.toml -->\n{TRIAL} the short variant's runs …\n\n| z | **holds** | 3 |\n<!-- end report -->\n"
         );
-        let table = summary(&doc);
+        let table = summary(&[&doc]);
         assert!(table.contains("| all | 1 | 0 | 0 | 0 | 0 | 0 / 0 |"), "{table}");
         let apart = &table[table.find("Not in the totals").expect("a table apart")..];
         assert!(
@@ -159,7 +288,7 @@ mod tests {
                    | finding | ours | kernel | kernel measured |\n|---|---|---|---|\n\
                    | A \\| B | ✓ | (✓) | a |\n| C | ✓ | ✗ (in part) | c |\n| D | (✓) | – | needs the points not run (1) |\n| E | ≈ | ✗ (in part) | e |\n| F | ✗ | ✓ | f |\n\n\
                    ✓ holds\n<!-- end report -->\n";
-        let table = summary(doc);
+        let table = summary(&[doc]);
         assert!(table.contains("| `a.toml` | 5 | 1 | 1 | 1 | 1 | 1 | 2 |"), "{table}");
         assert!(table.contains("| all | 5 | 1 | 1 | 1 | 1 | 1 | 2 |"), "{table}");
     }
@@ -173,5 +302,76 @@ mod tests {
             "intro\n<!-- report: a.toml -->\nnew\n<!-- end report -->\nmiddle\n<!-- report: b.toml -->\nkeep\n<!-- end report -->\n"
         );
         assert!(replace_block(doc, "c.toml", "x").unwrap_err().contains("c.toml"));
+    }
+
+    /// A scratch directory of this test, empty, holding `pages` (name, text).
+    fn directory(name: &str, pages: &[(&str, &str)]) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("equipoise-pages-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for (page, text) in pages {
+            std::fs::write(dir.join(page), text).unwrap();
+        }
+        dir
+    }
+
+    fn read(dir: &Path, page: &str) -> String {
+        std::fs::read_to_string(dir.join(page)).unwrap()
+    }
+
+    #[test]
+    fn a_report_goes_into_the_page_that_has_its_block() {
+        let a = "# A\nThe blocks are `<!-- report: b.toml -->` markers.\n<!-- report: a.toml -->\nold\n<!-- end report -->\n";
+        let b = "# B\n<!-- report: b.toml -->\nold\n<!-- end report -->\n";
+        let dir = directory("route", &[("a.md", a), ("b.md", b), ("notes.txt", "<!-- report: b.toml -->\n")]);
+        let sweeps = vec!["b.toml".to_string()];
+        let written = Pages::open(&dir, &sweeps).unwrap().write(&sweeps, &["new\n".to_string()]).unwrap();
+        assert_eq!(written, vec![dir.join("b.md")], "only the page that changed is written");
+        assert_eq!(read(&dir, "b.md"), "# B\n<!-- report: b.toml -->\nnew\n<!-- end report -->\n");
+        assert_eq!(read(&dir, "a.md"), a, "a mention of the marker in the prose is no block");
+        // A page named: its block, as before.
+        let sweeps = vec!["a.toml".to_string()];
+        let written = Pages::open(&dir.join("a.md"), &sweeps).unwrap().write(&sweeps, &["new\n".to_string()]).unwrap();
+        assert_eq!(written, vec![dir.join("a.md")]);
+        assert!(read(&dir, "a.md").contains("<!-- report: a.toml -->\nnew\n<!-- end report -->"));
+        let err = Pages::open(&dir.join("a.md"), &["b.toml".to_string()]).err().unwrap();
+        assert!(err.contains("a.md") && err.contains("b.toml"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_sweep_without_a_block_or_with_two_is_an_error_and_nothing_is_written() {
+        let a = "# A\n<!-- report: a.toml -->\nold\n<!-- end report -->\n";
+        let b = "# B\n<!-- report: b.toml -->\nold\n<!-- end report -->\n<!-- report: a.toml -->\nold\n<!-- end report -->\n";
+        let dir = directory("errors", &[("a.md", a), ("b.md", b)]);
+        let shown = dir.display().to_string();
+        let err = Pages::open(&dir, &["b.toml".to_string(), "c.toml".to_string()]).err().unwrap();
+        assert!(err.starts_with("c.toml: ") && err.contains(&shown) && err.contains("no page"), "{err}");
+        let err = Pages::open(&dir, &["b.toml".to_string(), "a.toml".to_string()]).err().unwrap();
+        assert!(err.starts_with("a.toml: ") && err.contains(&shown) && err.contains("a.md") && err.contains("b.md"), "{err}");
+        assert_eq!((read(&dir, "a.md"), read(&dir, "b.md")), (a.to_string(), b.to_string()));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_summary_counts_the_blocks_of_every_page() {
+        let summary_page = "# Summary\n<!-- report: summary -->\n<!-- end report -->\n";
+        let a = "# A\n<!-- report: a.toml -->\n| x | **holds** | 1 |\n<!-- end report -->\n";
+        let b = "# B\n<!-- report: b.toml -->\n| y | **holds** | 2 |\n<!-- end report -->\n";
+        let dir = directory("summary", &[("summary.md", summary_page), ("x-b.md", b), ("x-a.md", a)]);
+        let sweeps = vec!["b.toml".to_string()];
+        let body = "| y | **does not hold** | 2 |\n| z | **holds** | 3 |\n".to_string();
+        let mut written = Pages::open(&dir, &sweeps).unwrap().write(&sweeps, &[body]).unwrap();
+        written.sort();
+        assert_eq!(written, vec![dir.join("summary.md"), dir.join("x-b.md")]);
+        let table = read(&dir, "summary.md");
+        let a_row = table.find("| `a.toml` | 1 | 0 | 0 | 0 | 0 | 0 / 0 |").expect(&table);
+        let b_row = table.find("| `b.toml` | 1 | 0 | 0 | 1 | 0 | 0 / 0 |").expect(&table);
+        assert!(a_row < b_row, "in page-name order: {table}");
+        assert!(table.contains("| all | 2 | 0 | 0 | 1 | 0 | 0 / 0 |"), "{table}");
+        // Written again unchanged: no page is.
+        let body = "| y | **does not hold** | 2 |\n| z | **holds** | 3 |\n".to_string();
+        assert!(Pages::open(&dir, &sweeps).unwrap().write(&sweeps, &[body]).unwrap().is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -13,9 +13,8 @@ use std::path::{Path, PathBuf};
 use topologies::paper::{Claim, Paper, PaperValue, Platform, Relation, Statistic};
 use topologies::sweep::Sweep;
 
-use crate::output;
 use crate::sweep::Engine;
-use document::{SUMMARY, replace_block, summary};
+use document::Pages;
 use format::{chain_name, show, show_ci, side_name, significant, unit_of};
 use measure::{Dataset, Measured, per_replicate};
 use verdict::{Verdict, chain_verdict, holds_in};
@@ -514,27 +513,28 @@ fn between(claim: &Claim) -> String {
     }
 }
 
-/// Runs `equipoise report`: prints the reports, or writes them into the document's blocks.
+/// Runs `equipoise report`: prints the reports, or writes them into the blocks of a page, or
+/// of the pages of a directory, each into the page that has its block.
 pub fn report(args: &ReportArgs, default_dataset: impl Fn(&Path) -> PathBuf) -> Result<String, String> {
     if args.dataset.is_some() && args.files.len() != 1 {
         return Err("--dataset names the dataset of one sweep; give one sweep file, or leave it out".into());
     }
+    let names: Vec<String> = args.files.iter().map(|f| f.display().to_string()).collect();
+    // Where each report goes is settled before any is made: making one may run sweeps.
+    let pages = args.into.as_deref().map(|into| Pages::open(into, &names)).transpose()?;
     let mut reports = Vec::new();
     for file in &args.files {
         let dataset = args.dataset.clone().unwrap_or_else(|| default_dataset(file));
-        reports.push((file, report_one(file, &dataset, args)?));
+        reports.push(report_one(file, &dataset, args)?);
     }
-    let Some(doc) = &args.into else {
-        return Ok(reports.into_iter().map(|(_, r)| r).collect::<Vec<_>>().join("\n"));
+    let Some(pages) = pages else {
+        return Ok(reports.join("\n"));
     };
-    let mut text = std::fs::read_to_string(doc).map_err(|e| format!("cannot read {}: {e}", doc.display()))?;
-    for (file, body) in &reports {
-        text = replace_block(&text, &file.display().to_string(), body).map_err(|e| format!("{}: {e}", doc.display()))?;
-    }
-    if text.contains(&format!("<!-- report: {SUMMARY} -->")) {
-        let summary = summary(&text);
-        text = replace_block(&text, SUMMARY, &summary).map_err(|e| format!("{}: {e}", doc.display()))?;
-    }
-    output::write_file_atomically(doc, text.as_bytes())?;
-    Ok(format!("updated {} block(s) of {}\n", reports.len(), doc.display()))
+    let written = pages.write(&names, &reports)?;
+    let written: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+    Ok(if written.is_empty() {
+        format!("{} block(s) written, no page changed\n", reports.len())
+    } else {
+        format!("{} block(s) written; updated {}\n", reports.len(), written.join(", "))
+    })
 }

@@ -16,6 +16,7 @@
 //! - Every relative link resolves to a file (from a page of the book, one in docs/), and an
 //!   `#anchor` to a heading of its page (slugs as GitHub and mdBook make them).
 //! - docs/SUMMARY.md lists every page at the top of docs/, and every page it lists exists.
+//! - Every page of the reproduction report (docs/reproduction*.md) has at most 700 lines.
 //! - README.md gives the test command that `.ci/run` runs.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -678,6 +679,35 @@ fn summary_lists_every_page() {
     }
     unlisted.sort();
     assert!(unlisted.is_empty(), "docs/SUMMARY.md does not list {unlisted:?}");
+}
+
+/// The most lines a page of the reproduction report may have: one is made of the reports of
+/// one paper or a part of one.
+const REPRODUCTION_PAGE_LINES: usize = 700;
+
+#[test]
+fn reproduction_pages_are_short_enough_to_read() {
+    let docs = root().join("docs");
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(&docs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("reproduction")) && p.extension().is_some_and(|e| e == "md")
+        })
+        .collect();
+    pages.sort();
+    assert!(pages.len() >= 2, "the reproduction report's pages: {pages:?}");
+    let long: Vec<String> = pages
+        .iter()
+        .map(|p| (p, std::fs::read_to_string(p).unwrap().lines().count()))
+        .filter(|&(_, lines)| lines > REPRODUCTION_PAGE_LINES)
+        .map(|(p, lines)| format!("{} has {lines} lines", shown(p)))
+        .collect();
+    assert!(
+        long.is_empty(),
+        "a page of the reproduction report has at most {REPRODUCTION_PAGE_LINES} lines (split the paper's over two pages, or shorten the text between the reports): {}",
+        long.join("; ")
+    );
 }
 
 #[test]
