@@ -738,7 +738,7 @@ increasing = [{ point = { "flow.mp.cc" = "lia", "link.l.rate" = 5 } }, { point =
         let e = err(
             "[paper]\n[[paper.claim]]\ntext = \"t\"\nmetric = \"jain_index\"\ngroup = \"all\"\ntolerance = 0.1\nalong = \"link.l.rate\"\ntrend = \"increasing\"\n",
         );
-        assert!(e.contains("paper.claim[0].tolerance") && e.contains("at_least and at_most only"), "{e}");
+        assert!(e.contains("paper.claim[0].tolerance") && e.contains("at_least, at_most and same only"), "{e}");
         let e = err(
             "[paper]\n[[paper.claim]]\ntext = \"t\"\nmetric = \"links.utilization\"\nalong = \"link.l.rate\"\ntrend = \"increasing\"\n",
         );
