@@ -193,17 +193,23 @@ impl Relation {
         }
     }
 
-    /// The bound side `b` (a mean and its 95 % half-width) sets for a side of mean `a` before
-    /// it, with the tolerance: `b` less (at least) or plus (at most) `tolerance` of it, the
-    /// nearer of the two for `same`, else `b`.
-    pub fn tolerated(self, a: f64, b: (f64, f64), tolerance: f64) -> (f64, f64) {
-        let scale = match self {
+    /// What a side's bound is, as a multiple of the next side, with the tolerance: 1 less
+    /// (at least) or plus (at most) `tolerance`; for `same`, less when the side is `below` the
+    /// next, else plus; 1 for the others.
+    pub fn scale(self, tolerance: f64, below: bool) -> f64 {
+        match self {
             Relation::AtLeast => 1.0 - tolerance,
             Relation::AtMost => 1.0 + tolerance,
-            Relation::Same if a < b.0 => 1.0 - tolerance,
+            Relation::Same if below => 1.0 - tolerance,
             Relation::Same => 1.0 + tolerance,
             _ => 1.0,
-        };
+        }
+    }
+
+    /// The bound side `b` (a mean and its 95 % half-width) sets for a side of mean `a` before
+    /// it, with the tolerance ([`Relation::scale`]: the nearer bound for `same`).
+    pub fn tolerated(self, a: f64, b: (f64, f64), tolerance: f64) -> (f64, f64) {
+        let scale = self.scale(tolerance, a < b.0);
         (b.0 - (1.0 - scale) * b.0.abs(), b.1 * scale)
     }
 

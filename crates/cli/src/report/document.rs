@@ -45,7 +45,7 @@ pub(super) fn summary(pages: &[&str]) -> String {
             "| `{name}` | {} | {} | {} | {} | {} | {} / {} |\n",
             counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], counts[6]
         );
-        let opening = body.trim_start_matches(" -->").trim_start();
+        let opening = body.trim_start();
         if opening.starts_with(VARIANT) || opening.starts_with(TRIAL) {
             apart.push_str(&row);
             continue;
@@ -80,16 +80,21 @@ pub(super) fn summary(pages: &[&str]) -> String {
     rows
 }
 
+/// Whether `at` in `text` starts a line: a marker does, a mention of one in the prose does not.
+fn starts_line(text: &str, at: usize) -> bool {
+    at == 0 || text[..at].ends_with('\n')
+}
+
 /// A page's blocks, in order: each one's name (`sweeps/NAME.toml`, `summary`) and its text from
-/// the end of its marker's name (` -->`) to its `<!-- end report -->` (or the page's end).
+/// the end of its marker to its `<!-- end report -->` (or the page's end).
 fn blocks(page: &str) -> Vec<(&str, &str)> {
     let open = "<!-- report: ";
     page.match_indices(open)
-        .filter(|&(at, _)| at == 0 || page[..at].ends_with('\n'))
+        .filter(|&(at, _)| starts_line(page, at))
         .filter_map(|(at, _)| {
             let after = &page[at + open.len()..];
             let name_end = after.find(" -->")?;
-            let body = &after[name_end..];
+            let body = &after[name_end + " -->".len()..];
             Some((&after[..name_end], &body[..body.find("<!-- end report -->").unwrap_or(body.len())]))
         })
         .collect()
@@ -139,16 +144,7 @@ pub(super) fn replace_block(text: &str, file: &str, body: &str) -> Result<String
 /// Where `<!-- report: FILE -->` starts a line of `text`, if it does: a mention of it in the
 /// prose is no block.
 fn marker_at(text: &str, file: &str) -> Option<usize> {
-    let start = format!("<!-- report: {file} -->");
-    let mut from = 0;
-    while let Some(found) = text[from..].find(&start) {
-        let at = from + found;
-        if at == 0 || text[..at].ends_with('\n') {
-            return Some(at);
-        }
-        from = at + start.len();
-    }
-    None
+    text.match_indices(&format!("<!-- report: {file} -->")).map(|(at, _)| at).find(|&at| starts_line(text, at))
 }
 
 /// A page reports are written into: its text as read and as it will be written.

@@ -498,8 +498,7 @@ fn untestable(sweep: &Sweep, claim: &Claim, name: &str, data: &mut Dataset) -> R
 /// multiplier (` ≥ 0.95 × `).
 fn between(claim: &Claim) -> String {
     let multiplier = match claim.relation {
-        Relation::AtLeast => claim.factor * (1.0 - claim.tolerance),
-        Relation::AtMost => claim.factor * (1.0 + claim.tolerance),
+        Relation::AtLeast | Relation::AtMost => claim.factor * claim.relation.scale(claim.tolerance, false),
         Relation::Same => {
             let factor = if claim.factor == 1.0 { String::new() } else { format!("{} × ", significant(claim.factor)) };
             return format!(" ≈ (within {} %) {factor}", significant(claim.tolerance * 100.0));
