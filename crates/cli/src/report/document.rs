@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::verdict::Verdict;
-use super::{TRIAL, VARIANT};
+use super::{NOT_RUN, TRIAL, VARIANT};
 use crate::output;
 
 /// The name of the summary block, `<!-- report: summary -->`: a table of every report block's
@@ -104,12 +104,24 @@ fn blocks(page: &str) -> Vec<(&str, &str)> {
 /// findings; those that hold on both sides, fail on both, hold here only, hold on the kernel
 /// only, are not tested on one side; and how many of the tested were checked in part.
 fn kernel_counts(body: &str) -> Option<[usize; 7]> {
-    let table = &body[body.find("| finding | ours | kernel |")?..];
+    let table = body.find("| finding | ours | kernel |").map(|at| &body[at..]);
+    // The findings that need a point the kernel did not run are counted in a sentence.
+    let not_run = format!("{NOT_RUN}kernel, ");
+    let sentence = body.lines().find_map(|l| l.strip_prefix(not_run.as_str()));
+    if table.is_none() && sentence.is_none() {
+        return None;
+    }
     let holds = |mark: &str| [Verdict::Holds, Verdict::HoldsInTheMeans].iter().any(|v| v.mark() == mark);
     let mut counts = [0usize; 7];
+    if let Some(after) = sentence.and_then(|s| s.split_once("): ")).map(|(_, after)| after) {
+        let number: String = after.chars().skip_while(|c| !c.is_ascii_digit()).take_while(char::is_ascii_digit).collect();
+        let untested = number.parse().unwrap_or(1);
+        counts[0] += untested;
+        counts[5] += untested;
+    }
     // The header and its rule, then a row per finding up to the first line not a row. A cell's
     // own `|` is escaped (`\|`), so " | " separates cells.
-    for row in table.lines().skip(2).take_while(|l| l.starts_with('|')) {
+    for row in table.unwrap_or_default().lines().skip(2).take_while(|l| l.starts_with('|')) {
         let cells: Vec<&str> = row.split(" | ").collect();
         let [_, ours, kernel, ..] = cells.as_slice() else { continue };
         let in_part = kernel.ends_with(" (in part)");
@@ -282,11 +294,17 @@ mod tests {
     fn the_summary_counts_the_kernels_verdicts_beside_ours() {
         let doc = "<!-- report: summary -->\n<!-- end report -->\n<!-- report: a.toml -->\n| x | **holds** | 1 |\n\n\
                    | finding | ours | kernel | kernel measured |\n|---|---|---|---|\n\
-                   | A \\| B | ✓ | (✓) | a |\n| C | ✓ | ✗ (in part) | c |\n| D | (✓) | – | needs the points not run (1) |\n| E | ≈ | ✗ (in part) | e |\n| F | ✗ | ✓ | f |\n\n\
-                   ✓ holds\n<!-- end report -->\n";
-        let table = summary(&[doc]);
+                   | A \\| B | ✓ | (✓) | a |\n| C | ✓ | ✗ (in part) | c |\n| E | ≈ | ✗ (in part) | e |\n| F | ✗ | ✓ | f |\n\n\
+                   Not tested on the kernel, for want of the point not run (1): the other finding.\n\n✓ holds\n<!-- end report -->\n";
+        let points = [1, 4].into_iter().collect();
+        let none_run = format!(
+            "<!-- report: b.toml -->\n| y | **holds** | 1 |\n\n{}\n\n✓ holds\n<!-- end report -->\n",
+            super::super::not_run_sentence("kernel", 12, true, &points)
+        );
+        let table = summary(&[doc, &none_run]);
         assert!(table.contains("| `a.toml` | 5 | 1 | 1 | 1 | 1 | 1 | 2 |"), "{table}");
-        assert!(table.contains("| all | 5 | 1 | 1 | 1 | 1 | 1 | 2 |"), "{table}");
+        assert!(table.contains("| `b.toml` | 12 | 0 | 0 | 0 | 0 | 12 | 0 |"), "{table}");
+        assert!(table.contains("| all | 17 | 1 | 1 | 1 | 1 | 13 | 2 |"), "{table}");
     }
 
     #[test]

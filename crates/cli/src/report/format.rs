@@ -114,12 +114,12 @@ pub(super) fn side_name(sweep: &Sweep, claim: &Claim, chain: &[Quantity], q: &Qu
     parts.join(" ")
 }
 
-/// A wall time: seconds below two minutes, minutes above.
 /// `n` and the noun in its number: "1 replicate", "2 replicates".
 pub(super) fn count(n: u32, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// A wall time: seconds below two minutes, minutes above.
 pub(super) fn duration(s: f64) -> String {
     if s < 120.0 { format!("{s:.0} s") } else { format!("{:.1} min", s / 60.0) }
 }

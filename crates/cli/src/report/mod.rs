@@ -150,8 +150,10 @@ fn render_platform(
         out.push('\n');
     }
     if !paper.claims.is_empty() {
-        out.push_str(&format!("| finding | ours | {column} | {column} measured |\n|---|---|---|---|\n"));
+        let mut rows = String::new();
         let mut any_in_part = false;
+        // The findings that need a point not run are counted, not listed: (how many, the points).
+        let mut untested = (0, std::collections::BTreeSet::new());
         for claim in &paper.claims {
             let (mine, _) = evaluate(sweep, claim, &name, ours)?;
             let (mark, measured) = match runnable_part(claim, &refused) {
@@ -166,19 +168,45 @@ fn render_platform(
                     (format!("{} (in part)", verdict.mark()), format!("without the points not run ({}): {measured}", points.join(", ")))
                 }
                 Runnable::Nothing(left_out) => {
-                    let points: Vec<String> = left_out.iter().map(usize::to_string).collect();
-                    (Verdict::NotTested.mark().to_string(), format!("needs the points not run ({})", points.join(", ")))
+                    untested.0 += 1;
+                    untested.1.extend(left_out);
+                    continue;
                 }
             };
             let escape = |t: &str| t.replace('|', "\\|");
-            out.push_str(&format!("| {} | {} | {mark} | {} |\n", escape(&claim.text), mine.mark(), escape(&measured)));
+            rows.push_str(&format!("| {} | {} | {mark} | {} |\n", escape(&claim.text), mine.mark(), escape(&measured)));
         }
-        out.push_str(&format!("\n{}\n\n", Verdict::LEGEND));
+        if !rows.is_empty() {
+            out.push_str(&format!("| finding | ours | {column} | {column} measured |\n|---|---|---|---|\n{rows}\n"));
+        }
+        if untested.0 > 0 {
+            out.push_str(&not_run_sentence(&column, untested.0, rows.is_empty(), &untested.1));
+            out.push_str("\n\n");
+        }
+        out.push_str(&format!("{}\n\n", Verdict::LEGEND));
         if any_in_part {
             out.push_str("\"In part\": an ordering checked along the points the platform ran, the others left out of its chain.\n\n");
         }
     }
     Ok(())
+}
+
+/// How a platform's table of findings begins the sentence that counts the findings it could
+/// not test at all, each needing a point it did not run (the summary reads the count back).
+pub(super) const NOT_RUN: &str = "Not tested on the ";
+
+/// The sentence after a platform's table of findings: how many findings (`all` of them, or the
+/// others) need a point it did not run, and those points.
+pub(super) fn not_run_sentence(column: &str, findings: usize, all: bool, points: &std::collections::BTreeSet<usize>) -> String {
+    let points: Vec<String> = points.iter().map(usize::to_string).collect();
+    let which = match (all, findings) {
+        (true, 1) => "its one finding".to_string(),
+        (true, n) => format!("all {n} findings"),
+        (false, 1) => "the other finding".to_string(),
+        (false, n) => format!("the other {n} findings"),
+    };
+    let point_word = if points.len() == 1 { "point" } else { "points" };
+    format!("{NOT_RUN}{column}, for want of the {point_word} not run ({}): {which}.", points.join(", "))
 }
 
 /// What a platform that could not run some points can check of a claim.
@@ -274,15 +302,38 @@ fn render_unknowns(out: &mut String, sweep: &Sweep, paper: &Paper, file: &Path, 
             sweep.points.len(),
             sweep.replicates,
         ));
-        out.push_str(&format!("| finding | {} | holds at |\n|---{}|---|\n", values.join(" | "), "|---".repeat(values.len())));
-        for (c, claim) in paper.claims.iter().enumerate() {
-            let verdicts: Vec<Verdict> = columns.iter().map(|col| col[c]).collect();
-            let cells: Vec<&str> = verdicts.iter().map(|v| v.mark()).collect();
-            out.push_str(&format!("| {} | {} | {} |\n", claim.text.replace('|', "\\|"), cells.join(" | "), holds_at(&values, &verdicts)));
-        }
-        out.push_str(&format!("\n{}\n\n", Verdict::LEGEND));
+        let texts: Vec<&str> = paper.claims.iter().map(|c| c.text.as_str()).collect();
+        out.push_str(&unknown_table(&values, &texts, &columns));
     }
     Ok(())
+}
+
+/// The table of each finding's verdict at each value of an unknown (`columns[value][finding]`).
+/// Only the findings whose verdict changes with the value are rows; the others, with the same
+/// verdict at every value (that of the runs above), are counted after it.
+fn unknown_table(values: &[String], claims: &[&str], columns: &[Vec<Verdict>]) -> String {
+    let mut rows = String::new();
+    let mut same = 0u32;
+    for (c, text) in claims.iter().enumerate() {
+        let verdicts: Vec<Verdict> = columns.iter().map(|col| col[c]).collect();
+        if verdicts.windows(2).all(|w| w[0] == w[1]) {
+            same += 1;
+            continue;
+        }
+        let cells: Vec<&str> = verdicts.iter().map(|v| v.mark()).collect();
+        rows.push_str(&format!("| {} | {} | {} |\n", text.replace('|', "\\|"), cells.join(" | "), holds_at(values, &verdicts)));
+    }
+    if rows.is_empty() {
+        return "Every finding has the same verdict at each value as in the runs above.\n\n".to_string();
+    }
+    let mut out = format!("| finding | {} | holds at |\n|---{}|---|\n{rows}\n", values.join(" | "), "|---".repeat(values.len()));
+    match same {
+        0 => {}
+        1 => out.push_str("The other finding has the same verdict at each value as in the runs above.\n\n"),
+        n => out.push_str(&format!("The other {n} findings have the same verdict at each value as in the runs above.\n\n")),
+    }
+    out.push_str(&format!("{}\n\n", Verdict::LEGEND));
+    out
 }
 
 /// Runs (or resumes) a variant of the sweep (at an unknown's value, or in ns-2) into `dir`,
@@ -536,4 +587,36 @@ pub fn report(args: &ReportArgs, default_dataset: impl Fn(&Path) -> PathBuf) -> 
     } else {
         format!("{} block(s) written; updated {}\n", reports.len(), written.join(", "))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknowns_table_lists_the_findings_whose_verdict_changes_and_counts_the_others() {
+        let values = ["0ms".to_string(), "5ms".to_string()];
+        let (h, n) = (Verdict::Holds, Verdict::DoesNotHold);
+        let columns = [vec![h, n, h, n], vec![n, n, h, n]];
+        let table = unknown_table(&values, &["A | B", "C", "D", "E"], &columns);
+        assert!(table.starts_with("| finding | 0ms | 5ms | holds at |\n|---|---|---|---|\n| A \\| B | ✓ | ✗ | 0ms |\n\n"), "{table}");
+        assert!(table.contains("The other 3 findings have the same verdict at each value as in the runs above."), "{table}");
+        let one = unknown_table(&values, &["A", "C"], &[vec![h, h], vec![n, h]]);
+        assert!(one.contains("The other finding has the same verdict"), "{one}");
+        let none = unknown_table(&values, &["C", "D"], &[vec![n, h], vec![n, h]]);
+        assert_eq!(none, "Every finding has the same verdict at each value as in the runs above.\n\n");
+    }
+
+    #[test]
+    fn the_findings_a_platform_cannot_test_are_counted_with_the_points_they_need() {
+        let points = |p: &[usize]| p.iter().copied().collect();
+        assert_eq!(
+            not_run_sentence("kernel", 3, false, &points(&[4, 1])),
+            "Not tested on the kernel, for want of the points not run (1, 4): the other 3 findings."
+        );
+        assert_eq!(
+            not_run_sentence("kernel", 1, true, &points(&[2])),
+            "Not tested on the kernel, for want of the point not run (2): its one finding."
+        );
+    }
 }
