@@ -17,6 +17,7 @@
 mod aimd_run;
 mod captures;
 mod dataset;
+mod engine;
 mod fluid_run;
 mod formula;
 mod ns2_run;
@@ -38,6 +39,8 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 use topologies::Experiment;
+
+use tables::Source;
 
 /// A fast packet-level simulator for TCP and multipath TCP congestion control.
 #[derive(Parser)]
@@ -377,29 +380,20 @@ fn run(
     let started = Instant::now();
     let output = if quiet { sim.run() } else { sim.run_observed(1000, progress::observer(started)) };
     let wall = started.elapsed().as_secs_f64();
-    let provenance = tables::Provenance::packet(file.display().to_string(), scenario.text.clone(), scenario.sim.seed);
     let metrics = scenario.metrics(&output);
     let pcaps = captured.map(captures::Captured::finish).transpose()?.unwrap_or_default();
-    let notes: Vec<String> = pcaps
-        .iter()
-        .map(|(name, bytes, packets)| {
-            format!("captured {packets} packets ({:.1} MB) into {}\n", bytes.len() as f64 / 1e6, dir.join(name).display())
-        })
-        .collect();
-    let extra: Vec<(String, Vec<u8>)> = pcaps.into_iter().map(|(name, bytes, _)| (name, bytes)).collect();
-    let written = tables::write_run(&dir, target, &output, &metrics, &provenance, extra)?;
-    if !quiet {
-        for note in &notes {
-            emit(note);
-        }
-        let name = scenario.meta.name.as_deref().unwrap_or("scenario");
-        emit(&format!("{name} ({}), seed {}\n\n", file.display(), scenario.sim.seed));
-        emit(&summary::render(&output, scenario.sim.warmup.as_secs_f64(), wall, "simulated"));
-        emit(&summary::render_metrics(&metrics));
-        let names: Vec<String> = written.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
-        emit(&format!("tables in {}/: {}\n", dir.display(), names.join(", ")));
-    }
-    Ok(())
+    let mut text: String = pcaps.iter().map(|(name, bytes, packets)| engine::capture_note(&dir, name, bytes.len(), *packets)).collect();
+    let name = scenario.meta.name.as_deref().unwrap_or("scenario");
+    text.push_str(&format!("{name} ({}), seed {}\n\n", file.display(), scenario.sim.seed));
+    text.push_str(&summary::render(&output, scenario.sim.warmup.as_secs_f64(), wall, "simulated"));
+    text.push_str(&summary::render_metrics(&metrics));
+    let run = engine::Run {
+        tables: tables::frames(&output, &metrics).map_err(|e| e.to_string())?,
+        files: pcaps.into_iter().map(|(name, bytes, _)| (name, bytes)).collect(),
+        provenance: tables::Provenance::packet(file.display().to_string(), scenario.text.clone(), scenario.sim.seed),
+        summary: text,
+    };
+    engine::write_and_print(&dir, target, run, quiet)
 }
 
 /// Warns of each `[[traffic]]` table whose generator drew no flow in this run (a valid run:
@@ -449,10 +443,7 @@ fn run_fluid(file: &Path, out: Option<PathBuf>, sets: &[String], quick: bool, ov
         eprintln!("warning: {}: {w}", file.display());
     }
     let constant = fluid_run::constant_name(&system.options);
-    let mut provenance = tables::Provenance {
-        source: "fluid",
-        ..tables::Provenance::packet(file.display().to_string(), scenario.text.clone(), scenario.sim.seed)
-    };
+    let mut provenance = tables::Provenance::of(Source::Fluid, file.display().to_string(), scenario.text.clone(), scenario.sim.seed);
     provenance.notes.push(("fluid.constant".into(), constant.into()));
     provenance.notes.extend(system.warnings.iter().enumerate().map(|(i, w)| (format!("fluid.approximation.{i}"), w.clone())));
     provenance.notes.extend(regime.map(|w| ("fluid.regime".to_string(), w)));
@@ -467,17 +458,12 @@ fn run_fluid(file: &Path, out: Option<PathBuf>, sets: &[String], quick: bool, ov
         frames.push(("timeseries", fluid_run::timeseries(&system, &eq, &t).map_err(|e| e.to_string())?));
     }
     let wall = started.elapsed().as_secs_f64();
-    let written = tables::write_tables(&dir, target, frames, &provenance)?;
-    if !quiet {
-        let name = scenario.meta.name.as_deref().unwrap_or("scenario");
-        emit(&format!("{name} ({}), fluid model\n\n", file.display()));
-        emit(&fluid_run::render(&system, &eq, constant));
-        emit(&summary::render_metrics(&fluid_run::metrics(&scenario, &system, &eq)));
-        emit(&format!("\nsolved in {wall:.3} s\n"));
-        let names: Vec<String> = written.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
-        emit(&format!("tables in {}/: {}\n", dir.display(), names.join(", ")));
-    }
-    Ok(())
+    let name = scenario.meta.name.as_deref().unwrap_or("scenario");
+    let mut text = format!("{name} ({}), fluid model\n\n", file.display());
+    text.push_str(&fluid_run::render(&system, &eq, constant));
+    text.push_str(&summary::render_metrics(&fluid_run::metrics(&scenario, &system, &eq)));
+    text.push_str(&format!("\nsolved in {wall:.3} s\n"));
+    engine::write_and_print(&dir, target, engine::Run { tables: frames, files: Vec::new(), provenance, summary: text }, quiet)
 }
 
 /// `equipoise run` on an AIMD-model scenario.
@@ -487,20 +473,14 @@ fn run_aimd(file: &Path, scenario: &topologies::AimdScenario, out: Option<PathBu
     let started = Instant::now();
     let report = aimd::run(&scenario.model).map_err(|e| format!("{}: aimd: {e}", file.display()))?;
     let wall = started.elapsed().as_secs_f64();
-    let provenance = tables::Provenance {
-        source: "aimd",
-        ..tables::Provenance::packet(file.display().to_string(), scenario.text.clone(), scenario.seed)
+    let name = scenario.meta.name.as_deref().unwrap_or("scenario");
+    let run = engine::Run {
+        tables: aimd_run::frames(scenario, &report).map_err(|e| e.to_string())?,
+        files: Vec::new(),
+        provenance: tables::Provenance::of(Source::Aimd, file.display().to_string(), scenario.text.clone(), scenario.seed),
+        summary: format!("{name} ({}), seed {}\n\n{}", file.display(), scenario.seed, aimd_run::render(scenario, &report, wall)),
     };
-    let frames = aimd_run::frames(scenario, &report).map_err(|e| e.to_string())?;
-    let written = tables::write_tables(&dir, target, frames, &provenance)?;
-    if !quiet {
-        let name = scenario.meta.name.as_deref().unwrap_or("scenario");
-        emit(&format!("{name} ({}), seed {}\n\n", file.display(), scenario.seed));
-        emit(&aimd_run::render(scenario, &report, wall));
-        let names: Vec<String> = written.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
-        emit(&format!("tables in {}/: {}\n", dir.display(), names.join(", ")));
-    }
-    Ok(())
+    engine::write_and_print(&dir, target, run, quiet)
 }
 
 fn validate(file: &Path, sets: &[String]) -> Result<(), String> {

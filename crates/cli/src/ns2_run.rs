@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 
 use topologies::{Experiment, Scenario};
 
+use crate::tables::{Provenance, Source};
+
 /// The scenario of `file` with `sets` applied, for `runner` (ns-2, the testbed) to run; an AIMD
 /// model has no network to run.
 pub fn load(file: &Path, sets: &[(String, String)], runner: &str) -> Result<Scenario, String> {
@@ -267,27 +269,24 @@ pub fn ns2(
     let run = run_ns2(&scenario, ns)?;
     let read = scenario.read_ns2_results(&run.results).map_err(|e| format!("{}: ns-2's results: {e}", file.display()))?;
     let metrics = scenario.metrics(&read.output);
-    let mut provenance = crate::tables::Provenance {
-        source: "ns2",
-        ..crate::tables::Provenance::packet(file.display().to_string(), scenario.text.clone(), scenario.sim.seed)
-    };
+    let mut provenance = Provenance::of(Source::Ns2, file.display().to_string(), scenario.text.clone(), scenario.sim.seed);
     provenance.notes.push(("ns2.unmeasured".into(), read.unmeasured.join(", ")));
-    let extra = vec![(SCRIPT_FILE.to_string(), run.script.into_bytes()), (RESULTS_FILE.to_string(), run.results.into_bytes())];
-    let written = crate::tables::write_run(&dir, target, &read.output, &metrics, &provenance, extra)?;
-    if !quiet {
-        let name = scenario.meta.name.as_deref().unwrap_or("scenario");
-        crate::emit(&format!("{name} ({}), in ns-2.35\n\n", file.display()));
-        crate::emit(&crate::summary::render_measured(
-            &read.output,
-            scenario.sim.warmup.as_secs_f64(),
-            run.wall_s,
-            "simulated by ns-2",
-            read.unmeasured,
-        ));
-        crate::emit(&crate::summary::render_metrics(&metrics));
-        crate::emit(&format!("not measured by ns-2 (NaN or 0 in the tables, - above): {}\n", read.unmeasured.join(", ")));
-        let names: Vec<String> = written.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
-        crate::emit(&format!("tables in {}/: {}\n", dir.display(), names.join(", ")));
-    }
-    Ok(())
+    let name = scenario.meta.name.as_deref().unwrap_or("scenario");
+    let mut text = format!("{name} ({}), in ns-2.35\n\n", file.display());
+    text.push_str(&crate::summary::render_measured(
+        &read.output,
+        scenario.sim.warmup.as_secs_f64(),
+        run.wall_s,
+        "simulated by ns-2",
+        read.unmeasured,
+    ));
+    text.push_str(&crate::summary::render_metrics(&metrics));
+    text.push_str(&format!("not measured by ns-2 (NaN or 0 in the tables, - above): {}\n", read.unmeasured.join(", ")));
+    let run = crate::engine::Run {
+        tables: crate::tables::frames(&read.output, &metrics).map_err(|e| e.to_string())?,
+        files: vec![(SCRIPT_FILE.to_string(), run.script.into_bytes()), (RESULTS_FILE.to_string(), run.results.into_bytes())],
+        provenance,
+        summary: text,
+    };
+    crate::engine::write_and_print(&dir, target, run, quiet)
 }

@@ -23,7 +23,7 @@ use topologies::Experiment;
 use topologies::sweep::{Run, Sweep, value_text};
 
 use crate::aimd_run;
-use crate::tables::{self, Provenance};
+use crate::tables::{self, Provenance, Source};
 
 /// A shard: the `k`-th (1-based) of `n` deterministic parts of a sweep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -193,11 +193,11 @@ pub enum Engine {
 
 impl Engine {
     /// The dataset's `equipoise.source`, as the single runs of each engine write it.
-    fn source(self) -> &'static str {
+    fn source(self) -> Source {
         match self {
-            Engine::Simulator => "packet",
-            Engine::Ns2 => "ns2",
-            Engine::Testbed => "testbed",
+            Engine::Simulator => Source::Packet,
+            Engine::Ns2 => Source::Ns2,
+            Engine::Testbed => Source::Testbed,
         }
     }
 }
@@ -287,8 +287,8 @@ fn write_batch(
     // The sweep file's name, not its path: the dataset must not depend on where the sweep was
     // started from (a cluster's tasks see absolute paths). Per-run seeds are in the rows.
     let name = Path::new(&sweep.file).file_name().map_or_else(|| sweep.file.clone(), |n| n.to_string_lossy().into_owned());
-    let source = if sweep.is_aimd() { "aimd" } else { args.engine.source() };
-    let mut provenance = Provenance { source, ..Provenance::packet(name, sweep.scenario_text.clone(), sweep.seed) };
+    let source = if sweep.is_aimd() { Source::Aimd } else { args.engine.source() };
+    let mut provenance = Provenance::of(source, name, sweep.scenario_text.clone(), sweep.seed);
     // A testbed run's notes (its batch holds it alone: the kernel's sweep writes one run a file).
     provenance.notes = notes;
     for (table, df) in names.iter().zip(tables_acc) {
@@ -632,7 +632,7 @@ fn fluid_points(sweep: &Sweep, dir: &Path, jobs: usize, quiet: bool) -> Result<F
         stack(&mut runs_acc, DataFrame::new(1, cols).map_err(|e| e.to_string())?)?;
     }
     let name = Path::new(&sweep.file).file_name().map_or_else(|| sweep.file.clone(), |n| n.to_string_lossy().into_owned());
-    let provenance = Provenance { source: "fluid", notes, ..Provenance::packet(name, sweep.scenario_text.clone(), sweep.seed) };
+    let provenance = Provenance { notes, ..Provenance::of(Source::Fluid, name, sweep.scenario_text.clone(), sweep.seed) };
     let tables = FLUID_TABLES.iter().zip(acc).chain(std::iter::once((&"runs", runs_acc)));
     for (table, df) in tables {
         let folder = dir.join("fluid").join(table);

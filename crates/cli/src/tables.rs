@@ -2,12 +2,10 @@
 //! program version in its metadata, written by [`crate::output`] (which never loses a user's files).
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use polars::prelude::*;
 use tcp::RunOutput;
-
-use crate::output::{self, Target};
 use topologies::metrics::Metric;
 
 /// What every output file records about how it was made.
@@ -19,9 +17,8 @@ pub struct Provenance {
     pub scenario: String,
     /// The run's seed (the scenario's, or the one a sweep derived for this replicate).
     pub seed: u64,
-    /// What computed the tables: `packet` (the simulator), `aimd` (seed 004's model) or
-    /// `fluid` (the fluid model).
-    pub source: &'static str,
+    /// What computed the tables.
+    pub source: Source,
     /// Further `(key, value)` pairs for the metadata (the fluid model's constant, its
     /// approximations), each key prefixed `equipoise.`.
     pub notes: Vec<(String, String)>,
@@ -30,7 +27,12 @@ pub struct Provenance {
 impl Provenance {
     /// Provenance of the packet simulator's tables.
     pub fn packet(file: String, scenario: String, seed: u64) -> Provenance {
-        Provenance { file, scenario, seed, source: "packet", notes: Vec::new() }
+        Provenance { file, scenario, seed, source: Source::Packet, notes: Vec::new() }
+    }
+
+    /// Provenance of tables `source` computed.
+    pub fn of(source: Source, file: String, scenario: String, seed: u64) -> Provenance {
+        Provenance { source, ..Provenance::packet(file, scenario, seed) }
     }
 
     fn metadata(&self) -> KeyValueMetadata {
@@ -39,10 +41,38 @@ impl Provenance {
             ("equipoise.scenario_file".into(), self.file.clone()),
             ("equipoise.scenario".into(), self.scenario.clone()),
             ("equipoise.seed".into(), self.seed.to_string()),
-            ("equipoise.source".into(), self.source.to_string()),
+            ("equipoise.source".into(), self.source.name().into()),
         ];
         pairs.extend(self.notes.iter().map(|(k, v)| (format!("equipoise.{k}"), v.clone())));
         KeyValueMetadata::from_static(pairs)
+    }
+}
+
+/// What computed a run's tables, as each file's `equipoise.source` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The packet simulator.
+    Packet,
+    /// Seed 004's AIMD model.
+    Aimd,
+    /// The fluid model's equilibrium (and trajectory).
+    Fluid,
+    /// ns-2.35, from the script `equipoise export ns2` writes.
+    Ns2,
+    /// This machine's kernel, through the testbed.
+    Testbed,
+}
+
+impl Source {
+    /// The name in the files' metadata.
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::Packet => "packet",
+            Source::Aimd => "aimd",
+            Source::Fluid => "fluid",
+            Source::Ns2 => "ns2",
+            Source::Testbed => "testbed",
+        }
     }
 }
 
@@ -58,7 +88,7 @@ where
 pub const RUN_TABLES: [&str; 5] = ["flows", "links", "metrics", "subflows", "timeseries"];
 
 /// The files a command writes: `tables` as `<name>.parquet`, then `extra`, for
-/// [`output::prepare`] to check before the command runs.
+/// [`crate::output::prepare`] to check before the command runs.
 pub fn planned_files<'a>(tables: &[&str], extra: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     tables.iter().map(|t| format!("{t}.parquet")).chain(extra.into_iter().map(String::from)).collect()
 }
@@ -189,35 +219,8 @@ pub fn write_parquet(path: &Path, df: &mut DataFrame, provenance: &Provenance) -
     fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// Writes every table of `out` into directory `dir` as [`output::write`] does (atomically, and
-/// never over a file this tool did not write).
-/// `extra` files (a run's packet captures) are written with them, all or nothing.
-pub fn write_run(
-    dir: &Path,
-    target: Target,
-    out: &RunOutput,
-    metrics: &[Metric],
-    provenance: &Provenance,
-    extra: Vec<(String, Vec<u8>)>,
-) -> Result<Vec<PathBuf>, String> {
-    let mut files = encode_tables(frames(out, metrics).map_err(|e| e.to_string())?, provenance)?;
-    files.extend(extra);
-    output::write(dir, target, &files)
-}
-
-/// Writes `tables` (name, frame) into directory `dir` as `<name>.parquet`, as [`write_run`]
-/// does.
-pub fn write_tables(
-    dir: &Path,
-    target: Target,
-    tables: Vec<(&'static str, DataFrame)>,
-    provenance: &Provenance,
-) -> Result<Vec<PathBuf>, String> {
-    output::write(dir, target, &encode_tables(tables, provenance)?)
-}
-
 /// `tables` as `(<name>.parquet, bytes)`.
-fn encode_tables(tables: Vec<(&'static str, DataFrame)>, provenance: &Provenance) -> Result<Vec<(String, Vec<u8>)>, String> {
+pub fn encode_tables(tables: Vec<(&'static str, DataFrame)>, provenance: &Provenance) -> Result<Vec<(String, Vec<u8>)>, String> {
     let mut files = Vec::with_capacity(tables.len());
     for (name, mut df) in tables {
         files.push((format!("{name}.parquet"), encode_parquet(&mut df, provenance)?));

@@ -22,6 +22,8 @@ use sim_core::{Rate, Time};
 use tcp::{FlowRecord, FlowSpec, LinkRecord, LinkSpec, RunOutput, RunStats, Sample, SubflowRecord};
 use topologies::Scenario;
 
+use crate::tables::{Provenance, Source};
+
 use hosts::{HostFlow, Received, SocketInfo};
 use netns::{Namespaces, Role};
 
@@ -304,51 +306,36 @@ pub fn testbed(
     let started = Instant::now();
     let run = run_stoppable(&scenario, &plan, quiet)?;
     let metrics = scenario.metrics(&run.output);
-    let mut provenance = crate::tables::Provenance {
-        source: "testbed",
-        ..crate::tables::Provenance::packet(file.display().to_string(), scenario.text.clone(), scenario.sim.seed)
-    };
+    let mut provenance = Provenance::of(Source::Testbed, file.display().to_string(), scenario.text.clone(), scenario.sim.seed);
     provenance.notes.extend(run_notes(&run, &plan));
-    let unmeasured = unmeasured(run.timeouts_measured);
-    let delay_only = delay_only_note(&plan);
-    let notes: Vec<String> = run
-        .captures
-        .iter()
-        .map(|(name, bytes, packets)| {
-            format!("captured {packets} packets ({:.1} MB) into {}\n", bytes.len() as f64 / 1e6, dir.join(name).display())
-        })
-        .collect();
-    let extra = run.captures.into_iter().map(|(name, bytes, _)| (name, bytes)).collect();
-    let written = crate::tables::write_run(&dir, target, &run.output, &metrics, &provenance, extra)?;
-    if !quiet {
-        let name = scenario.meta.name.as_deref().unwrap_or("scenario");
-        crate::emit(&format!("{name} ({}), on the testbed (Linux {})\n\n", file.display(), kernel_version()));
-        crate::emit(&crate::summary::render(
-            &run.output,
-            scenario.sim.warmup.as_secs_f64(),
-            started.elapsed().as_secs_f64(),
-            "on the testbed",
-        ));
-        crate::emit(&crate::summary::render_metrics(&metrics));
-        if !run.real_time {
-            crate::emit("the emulator ran at the default priority: this system refused it real-time scheduling\n");
-        }
-        if let Some(note) = &delay_only {
-            crate::emit(&format!("{note}\n"));
-        }
-        crate::emit(&format!(
-            "not measured on the testbed (0): {unmeasured}\nthe emulator's events ran late by {:.3} ms (median, at most), {:.3} ms (99th percentile), {:.3} ms (largest)\n",
-            run.lag_s[0] * 1e3,
-            run.lag_s[1] * 1e3,
-            run.lag_s[2] * 1e3
-        ));
-        for note in &notes {
-            crate::emit(note);
-        }
-        let names: Vec<String> = written.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
-        crate::emit(&format!("tables in {}/: {}\n", dir.display(), names.join(", ")));
+    let name = scenario.meta.name.as_deref().unwrap_or("scenario");
+    let mut text = format!("{name} ({}), on the testbed (Linux {})\n\n", file.display(), kernel_version());
+    text.push_str(&crate::summary::render(
+        &run.output,
+        scenario.sim.warmup.as_secs_f64(),
+        started.elapsed().as_secs_f64(),
+        "on the testbed",
+    ));
+    text.push_str(&crate::summary::render_metrics(&metrics));
+    if !run.real_time {
+        text.push_str("the emulator ran at the default priority: this system refused it real-time scheduling\n");
     }
-    Ok(())
+    if let Some(note) = delay_only_note(&plan) {
+        text.push_str(&format!("{note}\n"));
+    }
+    text.push_str(&format!(
+        "not measured on the testbed (0): {}\nthe emulator's events ran late by {:.3} ms (median, at most), {:.3} ms (99th percentile), {:.3} ms (largest)\n",
+        unmeasured(run.timeouts_measured),
+        run.lag_s[0] * 1e3,
+        run.lag_s[1] * 1e3,
+        run.lag_s[2] * 1e3
+    ));
+    for (name, bytes, packets) in &run.captures {
+        text.push_str(&crate::engine::capture_note(&dir, name, bytes.len(), *packets));
+    }
+    let tables = crate::tables::frames(&run.output, &metrics).map_err(|e| e.to_string())?;
+    let files = run.captures.into_iter().map(|(name, bytes, _)| (name, bytes)).collect();
+    crate::engine::write_and_print(&dir, target, crate::engine::Run { tables, files, provenance, summary: text }, quiet)
 }
 
 /// Whether the testbed can run `s`, before anything is set up (why not, naming the key), and
