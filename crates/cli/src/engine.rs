@@ -16,6 +16,7 @@ pub struct Run {
     pub tables: Vec<(&'static str, DataFrame)>,
     /// Files written with the tables, all or nothing (packet captures, ns-2's script and results).
     pub files: Vec<(String, Vec<u8>)>,
+    /// How the tables were made, written into each file's metadata.
     pub provenance: Provenance,
     /// What the command prints of the run, before the list of files.
     pub summary: String,

@@ -2,11 +2,14 @@
 //! `+ - * / ^`, parentheses, and `sqrt`, `exp`, `ln`, `min`, `max`; for example seed 004's
 //! Theorem 1 utilization `1 - 1/(1 + 3*x)`.
 
+/// A formula parsed.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Formula {
+    /// A constant.
     Number(f64),
     /// The plot's x axis.
     X,
+    /// `-a`.
     Neg(Box<Formula>),
     /// `a op b`, op one of `+ - * / ^`.
     Binary(char, Box<Formula>, Box<Formula>),

@@ -14,25 +14,6 @@
 //! - `equipoise report SWEEP…`: the paper's numbers and findings of a sweep's `[paper]` table
 //!   beside the dataset's, with computed verdicts ([`report`]).
 
-mod aimd_run;
-mod captures;
-mod dataset;
-mod engine;
-mod fluid_run;
-mod formula;
-mod ns2_run;
-mod output;
-mod plot;
-mod progress;
-mod report;
-mod slurm;
-mod summarize;
-mod summary;
-mod sweep;
-mod tables;
-#[cfg(target_os = "linux")]
-mod testbed;
-
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -40,7 +21,13 @@ use std::time::Instant;
 use clap::{Parser, Subcommand};
 use topologies::Experiment;
 
-use tables::Source;
+use equipoise::tables::{self, Source};
+#[cfg(target_os = "linux")]
+use equipoise::testbed;
+use equipoise::{
+    aimd_run, captures, default_out, emit, engine, fluid_run, ns2_run, output, plot, progress, quick_variant, report, slurm, suffixed,
+    summarize, summary, sweep,
+};
 
 /// A fast packet-level simulator for TCP and multipath TCP congestion control.
 #[derive(Parser)]
@@ -277,20 +264,6 @@ enum ExportTarget {
     },
 }
 
-/// Prints `text` to standard output. A reader that went away (`equipoise … | head`) ends the
-/// program quietly instead of with a panic.
-fn emit(text: &str) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
-        }
-        eprintln!("error: cannot write to standard output: {e}");
-        std::process::exit(1);
-    }
-}
-
 fn parse_sets(sets: &[String], seed: Option<u64>) -> Result<Vec<(String, String)>, String> {
     let mut out = Vec::new();
     for s in sets {
@@ -303,20 +276,6 @@ fn parse_sets(sets: &[String], seed: Option<u64>) -> Result<Vec<(String, String)
     Ok(out)
 }
 
-/// The settings of a scenario's short variant: its `[quick]` table, or else 10 s of packet
-/// simulation with 2 s of warm-up (100 000 events of an AIMD model).
-pub fn quick_variant(file: &Path) -> Result<Vec<(String, String)>, String> {
-    let own = topologies::quick_sets(file).map_err(|e| e.to_string())?;
-    if !own.is_empty() {
-        return Ok(own);
-    }
-    let text = topologies::read_input(file).map_err(|e| e.to_string())?;
-    let aimd = text.parse::<toml::Table>().is_ok_and(|root| topologies::Experiment::is_aimd(&root));
-    let pairs: &[(&str, &str)] =
-        if aimd { &[("aimd.events", "100000"), ("aimd.warmup_events", "1000")] } else { &[("sim.duration", "10s"), ("sim.warmup", "2s")] };
-    Ok(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
-}
-
 /// The `--set` pairs of a command on a scenario, after its `[quick]` settings with `--quick`.
 fn scenario_sets(file: &Path, sets: &[String], quick: bool) -> Result<Vec<(String, String)>, String> {
     let mut sets = parse_sets(sets, None)?;
@@ -324,11 +283,6 @@ fn scenario_sets(file: &Path, sets: &[String], quick: bool) -> Result<Vec<(Strin
         sets.splice(0..0, quick_variant(file)?);
     }
     Ok(sets)
-}
-
-fn default_out(file: &Path) -> PathBuf {
-    let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into());
-    Path::new("results").join(stem)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -561,18 +515,6 @@ fn parse_jobs(text: &str) -> Result<usize, String> {
         Ok(n) if (1..=MAX_JOBS).contains(&n) => Ok(n),
         _ => Err(format!("expected a number of runs at once from 1 to {MAX_JOBS}")),
     }
-}
-
-/// Whether `name` (`PREFIX<pid>-…`) was made by a process of this tool that no longer runs (or
-/// is a zombie), so that what it left (a killed run cannot remove its own) may go. Never where `/proc` cannot
-/// tell which processes run, and never this process's own.
-fn made_by_a_gone_process(name: &str, prefix: &str) -> bool {
-    let pid = name.strip_prefix(prefix).and_then(|rest| rest.split('-').next()?.parse::<u32>().ok());
-    pid.is_some_and(|pid| pid != std::process::id() && Path::new("/proc/self").exists() && !output::process_runs(pid))
-}
-
-fn suffixed(dir: PathBuf, suffix: &str) -> PathBuf {
-    dir.with_file_name(format!("{}{suffix}", dir.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()))
 }
 
 fn write_slurm(file: &Path, out: &Path, args: &slurm::SlurmArgs) -> Result<(), String> {

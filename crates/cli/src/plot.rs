@@ -24,7 +24,9 @@ pub enum Aggregate {
     Sum,
     /// Mean over the matching rows.
     Mean,
+    /// The smallest of the matching rows.
     Min,
+    /// The largest of the matching rows.
     Max,
 }
 

@@ -54,10 +54,12 @@ pub struct FluidStages {
 }
 
 impl FluidStages {
+    /// Stages timed from now.
     pub fn start() -> FluidStages {
         FluidStages { started: Instant::now(), terminal: std::io::stderr().is_terminal(), line: None, checking: false }
     }
 
+    /// Shows the stage the solver entered.
     pub fn observe(&mut self, stage: fluid::Stage) {
         let message = if self.checking { format!("uniqueness check: {stage}") } else { stage.to_string() };
         self.checking |= stage == fluid::Stage::Uniqueness;

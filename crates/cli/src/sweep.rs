@@ -30,6 +30,7 @@ use crate::tables::{self, Provenance, Source};
 pub struct Shard {
     /// 1..=n.
     pub k: usize,
+    /// How many parts.
     pub n: usize,
 }
 
@@ -304,6 +305,7 @@ fn write_batch(
 
 /// What `equipoise sweep` was asked to do.
 pub struct SweepArgs {
+    /// The sweep file.
     pub file: PathBuf,
     /// The dataset directory (created, or resumed with `resume`).
     pub out: PathBuf,
@@ -644,6 +646,8 @@ fn fluid_points(sweep: &Sweep, dir: &Path, jobs: usize, quiet: bool) -> Result<F
     Ok(counts)
 }
 
+/// Runs the sweep's runs (its shard's, those not yet in the dataset with `resume`) into a
+/// dataset laid out by [`prepare`]: how many ran well, failed, and were there already.
 pub fn run_prepared(sweep: &Sweep, args: &SweepArgs) -> Result<(u64, u64, u64), String> {
     let all = sweep.runs();
     let kinds = key_kinds(sweep);

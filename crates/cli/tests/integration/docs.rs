@@ -16,7 +16,9 @@
 //! - Every relative link resolves to a file (from a page of the book, one in docs/), and an
 //!   `#anchor` to a heading of its page (slugs as GitHub and mdBook make them).
 //! - docs/SUMMARY.md lists every page at the top of docs/, and every page it lists exists.
-//! - Every page of the reproduction report (docs/reproduction*.md) has at most 700 lines.
+//! - Every page of the reproduction report (docs/reproduction*.md) has at most 700 lines, and
+//!   every decimal number of its prose is one its section's reports print (or its sweep and
+//!   scenario files hold), unless the paragraph is a measured write-up that gives its command.
 //! - README.md gives the test command that `.ci/run` runs.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -682,20 +684,12 @@ fn summary_lists_every_page() {
 }
 
 /// The most lines a page of the reproduction report may have: one is made of the reports of
-/// one paper or a part of one.
+/// one paper.
 const REPRODUCTION_PAGE_LINES: usize = 700;
 
 #[test]
 fn reproduction_pages_are_short_enough_to_read() {
-    let docs = root().join("docs");
-    let mut pages: Vec<PathBuf> = std::fs::read_dir(&docs)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("reproduction")) && p.extension().is_some_and(|e| e == "md")
-        })
-        .collect();
-    pages.sort();
+    let pages = reproduction_pages();
     assert!(pages.len() >= 2, "the reproduction report's pages: {pages:?}");
     let long: Vec<String> = pages
         .iter()
@@ -705,9 +699,230 @@ fn reproduction_pages_are_short_enough_to_read() {
         .collect();
     assert!(
         long.is_empty(),
-        "a page of the reproduction report has at most {REPRODUCTION_PAGE_LINES} lines (split the paper's over two pages, or shorten the text between the reports): {}",
+        "a page of the reproduction report has at most {REPRODUCTION_PAGE_LINES} lines (shorten the text between the reports): {}",
         long.join("; ")
     );
+    // One page per paper: its title names the seed ("# Seed 003: RSF …").
+    let mut seeds = BTreeMap::new();
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        if let Some(seed) = text.lines().next().and_then(|t| t.strip_prefix("# Seed ")).and_then(|t| t.split(':').next())
+            && let Some(other) = seeds.insert(seed.to_string(), shown(page))
+        {
+            panic!("seed {seed} has two pages, {other} and {}: a paper's reports are one page", shown(page));
+        }
+    }
+    assert!(seeds.len() >= 5, "a page per paper of docs/papers.md, each titled \"# Seed NNN: …\": {seeds:?}");
+}
+
+/// The pages of the reproduction report: docs/reproduction*.md.
+fn reproduction_pages() -> Vec<PathBuf> {
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("reproduction")) && p.extension().is_some_and(|e| e == "md")
+        })
+        .collect();
+    pages.sort();
+    pages
+}
+
+/// The decimal numbers of a line of prose (code spans left out): a
+/// run of digits with one inner point, not part of a word, a path or a version (`ns-2.35`,
+/// `v0.88`, `3.11.8`).
+fn decimals(line: &str) -> Vec<String> {
+    let mut text = String::with_capacity(line.len());
+    for (i, part) in line.split('`').enumerate() {
+        text.push_str(if i % 2 == 0 { part } else { " " });
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'.') {
+            i += 1;
+        }
+        let token = text[start..i].trim_end_matches('.');
+        let before = text[..start].chars().next_back();
+        let after_dash_word = text[..start].strip_suffix('-').and_then(|t| t.chars().next_back()).is_some_and(char::is_alphabetic);
+        let attached = before.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '/')) || after_dash_word;
+        if !attached && token.matches('.').count() == 1 {
+            out.push(token.to_string());
+        }
+    }
+    out
+}
+
+/// Whether `number` stands in `text` as a number of its own (not inside a longer one).
+fn prints(text: &str, number: &str) -> bool {
+    text.match_indices(number).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + number.len()..].chars().next();
+        !before.is_some_and(|c| c.is_ascii_digit() || c == '.') && !after.is_some_and(|c| c.is_ascii_digit())
+    })
+}
+
+/// A phrase "N of M findings": a count the summary's table gives, which prose would repeat.
+fn counts_findings(line: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    words.windows(4).any(|w| {
+        w[0].chars().all(|c| c.is_ascii_digit()) && w[1] == "of" && w[2].chars().all(|c| c.is_ascii_digit()) && w[3].starts_with("finding")
+    })
+}
+
+/// Whether a paragraph opens a measured write-up: it begins with "Measured" and gives the
+/// command that measured it in a code span.
+fn opens_write_up(paragraph: &str) -> bool {
+    const COMMANDS: [&str; 7] = ["equipoise ", "scripts/", "benches/", "cargo ", "tshark ", "python", "ns "];
+    paragraph.trim_start().starts_with("Measured")
+        && paragraph.split('`').skip(1).step_by(2).any(|span| COMMANDS.iter().any(|c| span.starts_with(c)))
+}
+
+/// The numbers of a reproduction page's prose that drift from its reports: each decimal number
+/// outside the report blocks must be one that a report block of its `## ` section prints, or
+/// that the sweep files those blocks name (and their scenarios) hold; `files` reads a
+/// repository file. A measured write-up (a paragraph that [`opens_write_up`], and the tables
+/// and lists right after it) gives its own command, and is not checked. Each problem as
+/// "LINE: what".
+fn prose_numbers_not_in_reports(page: &str, files: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
+    /// A `## ` section: what its reports print, and its paragraphs (first line, text).
+    #[derive(Default)]
+    struct Section {
+        printed: String,
+        paragraphs: Vec<(usize, String)>,
+    }
+    let mut sections = vec![Section::default()];
+    let (mut in_report, mut in_fence) = (false, false);
+    let mut paragraph: Option<(usize, String)> = None;
+    for (i, line) in page.lines().enumerate() {
+        let trimmed = line.trim();
+        let ends_paragraph = trimmed.is_empty() || trimmed.starts_with("<!--") || trimmed.starts_with("```") || line.starts_with('#');
+        if (ends_paragraph || in_report || in_fence)
+            && let Some(p) = paragraph.take()
+        {
+            sections.last_mut().unwrap().paragraphs.push(p);
+        }
+        if line.starts_with("## ") && !in_report && !in_fence {
+            sections.push(Section::default());
+        }
+        let section = sections.last_mut().unwrap();
+        if let Some(sweep) = trimmed.strip_prefix("<!-- report: ").and_then(|t| t.strip_suffix(" -->")) {
+            in_report = true;
+            if let Some(sweep_text) = files(sweep) {
+                let scenario = sweep_text
+                    .lines()
+                    .find_map(|l| l.trim().strip_prefix("scenario = \"").and_then(|t| t.strip_suffix('"')))
+                    .map(|s| s.trim_start_matches("../").to_string());
+                section.printed.push_str(&sweep_text);
+                if let Some(text) = scenario.and_then(|s| files(&s)) {
+                    section.printed.push_str(&text);
+                }
+            }
+            continue;
+        }
+        if trimmed == "<!-- end report -->" {
+            in_report = false;
+            continue;
+        }
+        if in_report {
+            section.printed.push_str(line);
+            section.printed.push('\n');
+            continue;
+        }
+        if trimmed.starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence || ends_paragraph {
+            continue;
+        }
+        let p = paragraph.get_or_insert_with(|| (i + 1, String::new()));
+        p.1.push_str(line);
+        p.1.push('\n');
+    }
+    if let Some(p) = paragraph.take() {
+        sections.last_mut().unwrap().paragraphs.push(p);
+    }
+    let mut problems = Vec::new();
+    for section in &sections {
+        let mut in_write_up = false;
+        for (first, text) in &section.paragraphs {
+            let data = text.starts_with('|') || text.starts_with("- ") || text.starts_with("1. ");
+            in_write_up = opens_write_up(text) || (in_write_up && data);
+            if in_write_up {
+                continue;
+            }
+            for (k, line) in text.lines().enumerate() {
+                if counts_findings(line) {
+                    problems.push(format!("{}: counts findings in prose (the summary's table counts them)", first + k));
+                }
+                for number in decimals(line) {
+                    if !prints(&section.printed, &number) {
+                        problems.push(format!("{}: {number} is not a number of the section's reports", first + k));
+                    }
+                }
+            }
+        }
+    }
+    problems
+}
+
+/// Reads a file of the repository, if it exists.
+fn repository_file(path: &str) -> Option<String> {
+    std::fs::read_to_string(root().join(path)).ok()
+}
+
+#[test]
+fn reproduction_prose_gives_only_the_reports_numbers() {
+    let mut problems = Vec::new();
+    for page in reproduction_pages() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for problem in prose_numbers_not_in_reports(&text, &repository_file) {
+            problems.push(format!("{}:{problem}", shown(&page)));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "the prose of the reproduction report gives numbers its reports do not (write the report's number, leave the number out, or open a measured write-up: a paragraph that begins with \"Measured\" and gives its command in a code span):\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn a_planted_number_in_reproduction_prose_is_found() {
+    let page = "# A paper\n\n## Table 1\n\n<!-- report: sweeps/none.toml -->\n| | paper | ours | ours / paper |\n|---|---|---|---|\n| goodput | 2.75 Mb/s | 2.975 Mb/s | 1.08 |\n<!-- end report -->\n\n";
+    let none = |_: &str| None;
+    let checked = |prose: &str| prose_numbers_not_in_reports(&format!("{page}{prose}\n"), &none);
+    assert!(checked("Ours is 1.08 of the paper's (2.975 against 2.75 Mb/s).").is_empty());
+    assert_eq!(checked("Ours is 1.05 of the paper's."), vec!["11: 1.05 is not a number of the section's reports"]);
+    assert_eq!(
+        checked("Ours is 1.0 of it,\nand 12 of 18 findings hold."),
+        vec!["11: 1.0 is not a number of the section's reports", "12: counts findings in prose (the summary's table counts them)"]
+    );
+    assert!(
+        checked("Measured (`equipoise run scenarios/x.toml --set link.rate=2Mbps`): 1.05.\n\n| a | b |\n|---|---|\n| 0.31 | 0.47 |")
+            .is_empty()
+    );
+    assert_eq!(checked("Measured, without a command: 1.05."), vec!["11: 1.05 is not a number of the section's reports"]);
+    assert_eq!(
+        checked("Measured (`equipoise run x.toml`): 1.05.\n\nAnd then 0.31."),
+        vec!["13: 0.31 is not a number of the section's reports"]
+    );
+    assert!(checked("On ns-2.35, Linux 3.11.8 and MPTCP v0.88, `0.5` in code.").is_empty());
+    // A number of another section's report is not this section's.
+    assert_eq!(checked("## Table 2\n\nOurs is 1.08."), vec!["13: 1.08 is not a number of the section's reports"]);
+    // The real pages: a number planted in the first paragraph under a report is found.
+    let real = std::fs::read_to_string(root().join("docs/reproduction-seed000.md")).unwrap();
+    let planted = real.replacen("<!-- end report -->\n", "<!-- end report -->\n\nA planted 0.1234 of the paper's.\n", 1);
+    let line = planted.lines().position(|l| l.starts_with("A planted")).unwrap() + 1;
+    let found = prose_numbers_not_in_reports(&planted, &repository_file);
+    assert!(found.contains(&format!("{line}: 0.1234 is not a number of the section's reports")), "{found:?}");
 }
 
 #[test]
