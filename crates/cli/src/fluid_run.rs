@@ -330,6 +330,52 @@ pub fn constant_name(options: &fluid::Options) -> &'static str {
     }
 }
 
+/// The fluid model's run of `scenario` (`system`, its network): the equilibrium, and the
+/// trajectory when the scenario samples, as the tables of a run; with `progress`, each stage of
+/// the solver shown on a terminal.
+pub fn run(file: &std::path::Path, scenario: &Scenario, system: &FluidSystem, progress: bool) -> Result<crate::engine::Run, String> {
+    let started = std::time::Instant::now();
+    let mut stages = crate::progress::FluidStages::start();
+    let mut observe = |stage: fluid::Stage| {
+        if progress {
+            stages.observe(stage);
+        }
+    };
+    let eq = solve(system, &mut observe).map_err(|e| format!("{}: {e}", file.display()))?;
+    drop(stages);
+    let regime = regime_warning(&eq, has_queues(system));
+    let constant = constant_name(&system.options);
+    let name = file.display().to_string();
+    let mut provenance =
+        crate::tables::Provenance::of(crate::tables::Source::Fluid, name.clone(), scenario.text.clone(), scenario.sim.seed);
+    provenance.notes.push(("fluid.constant".into(), constant.into()));
+    provenance.notes.extend(system.warnings.iter().enumerate().map(|(i, w)| (format!("fluid.approximation.{i}"), w.clone())));
+    provenance.notes.extend(regime.iter().map(|w| ("fluid.regime".to_string(), w.clone())));
+    let mut tables = frames(scenario, system, &eq).map_err(|e| e.to_string())?;
+    if let Some(dt) = scenario.sim.sample_interval {
+        let options = fluid::TrajectoryOptions {
+            integrator: system.integrator,
+            ..fluid::TrajectoryOptions::new(scenario.sim.duration.as_secs_f64(), dt.as_secs_f64())
+        };
+        let t = fluid::trajectory(&system.network, &system.options, options).map_err(|e| format!("{name}: fluid trajectory: {e}"))?;
+        tables.push(("timeseries", timeseries(system, &eq, &t).map_err(|e| e.to_string())?));
+    }
+    let wall = started.elapsed().as_secs_f64();
+    let title = scenario.meta.name.as_deref().unwrap_or("scenario");
+    let mut text = format!("{title} ({name}), fluid model\n\n");
+    text.push_str(&render(system, &eq, constant));
+    text.push_str(&crate::summary::render_metrics(&metrics(scenario, system, &eq)));
+    text.push_str(&format!("\nsolved in {wall:.3} s\n"));
+    Ok(crate::engine::Run {
+        tables,
+        files: Vec::new(),
+        captured: Vec::new(),
+        provenance,
+        summary: text,
+        warnings: regime.map(|w| format!("{name}: {w}")).into_iter().collect(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::{hint, regime_warning};

@@ -73,7 +73,7 @@ pub fn made_by_a_gone_process(name: &str, prefix: &str) -> bool {
     pid.is_some_and(|pid| pid != std::process::id() && Path::new("/proc/self").exists() && !output::process_runs(pid))
 }
 
-/// `dir` with `suffix` added to its last component.
+/// `dir` with `suffix` after its last component (`results/x` → `results/x-quick`).
 pub fn suffixed(dir: PathBuf, suffix: &str) -> PathBuf {
     dir.with_file_name(format!("{}{suffix}", dir.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()))
 }

@@ -16,18 +16,12 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 use topologies::Experiment;
 
-use equipoise::tables::{self, Source};
-#[cfg(target_os = "linux")]
-use equipoise::testbed;
-use equipoise::{
-    aimd_run, captures, default_out, emit, engine, fluid_run, ns2_run, output, plot, progress, quick_variant, report, slurm, suffixed,
-    summarize, summary, sweep,
-};
+use equipoise::engine::Engine;
+use equipoise::{default_out, emit, engine, ns2_run, output, plot, quick_variant, report, slurm, suffixed, summarize, sweep};
 
 /// A fast packet-level simulator for TCP and multipath TCP congestion control.
 #[derive(Parser)]
@@ -276,165 +270,17 @@ fn parse_sets(sets: &[String], seed: Option<u64>) -> Result<Vec<(String, String)
     Ok(out)
 }
 
-/// The `--set` pairs of a command on a scenario, after its `[quick]` settings with `--quick`.
-fn scenario_sets(file: &Path, sets: &[String], quick: bool) -> Result<Vec<(String, String)>, String> {
-    let mut sets = parse_sets(sets, None)?;
+/// `equipoise run`, `fluid`, `ns2` and `testbed`: the scenario (its short variant with
+/// `--quick`, `--set` and `--seed` applied) on `engine`, its tables written and its summary
+/// printed.
+fn on_engine(args: ScenarioArgs, seed: Option<u64>, engine: Engine, capture: &[String]) -> Result<(), String> {
+    let ScenarioArgs { file, out, sets, quick, overwrite, quiet } = args;
+    let mut sets = parse_sets(&sets, seed)?;
     if quick {
-        sets.splice(0..0, quick_variant(file)?);
-    }
-    Ok(sets)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn run(
-    file: &Path,
-    out: Option<PathBuf>,
-    sets: &[String],
-    seed: Option<u64>,
-    capture: &[String],
-    quick: bool,
-    overwrite: bool,
-    quiet: bool,
-) -> Result<(), String> {
-    let mut sets = parse_sets(sets, seed)?;
-    if quick {
-        sets.splice(0..0, quick_variant(file)?);
+        sets.splice(0..0, quick_variant(&file)?);
     }
     let variant = if quick { "the [quick] variant: " } else { "" };
-    let mut scenario = match topologies::load_experiment(file, &sets).map_err(|e| format!("{variant}{e}"))? {
-        Experiment::Packet(s) => s,
-        Experiment::Aimd(s) if capture.is_empty() => return run_aimd(file, &s, out, overwrite, quiet),
-        Experiment::Aimd(_) => return Err(format!("{}: --capture: an [aimd] scenario has no packets to capture", file.display())),
-    };
-    scenario.captures.extend(captures::parse(capture)?);
-    let mut sim = scenario.build().map_err(|e| format!("{variant}{e}"))?;
-    if !quiet {
-        warn_idle_traffic(file, &scenario);
-    }
-    let packets = scenario.packets_bound();
-    if packets > LONG_RUN_PACKETS && !quiet {
-        eprintln!(
-            "warning: {}: the links could carry up to {packets:.1e} packets in this run (each busy throughout): at {:.0e} packets a second, up to {}",
-            file.display(),
-            PACKETS_PER_SECOND,
-            summary::duration_words(packets / PACKETS_PER_SECOND)
-        );
-    }
-    let captured = if scenario.captures.is_empty() {
-        None
-    } else {
-        let (sink, captured) = captures::Captured::new(&scenario.captures, scenario.sim.mss)?;
-        sim.set_capture_sink(sink);
-        Some(captured)
-    };
-    // Where the tables go is checked before the run, not after it.
-    let dir = out.unwrap_or_else(|| default_out(file));
-    let capture_files = captured.as_ref().map_or(&[][..], |c| c.names());
-    let target = output::prepare(&dir, overwrite, &tables::planned_files(&tables::RUN_TABLES, capture_files.iter().map(String::as_str)))?;
-    let started = Instant::now();
-    let output = if quiet { sim.run() } else { sim.run_observed(1000, progress::observer(started)) };
-    let wall = started.elapsed().as_secs_f64();
-    let metrics = scenario.metrics(&output);
-    let pcaps = captured.map(captures::Captured::finish).transpose()?.unwrap_or_default();
-    let mut text: String = pcaps.iter().map(|(name, bytes, packets)| engine::capture_note(&dir, name, bytes.len(), *packets)).collect();
-    let name = scenario.meta.name.as_deref().unwrap_or("scenario");
-    text.push_str(&format!("{name} ({}), seed {}\n\n", file.display(), scenario.sim.seed));
-    text.push_str(&summary::render(&output, scenario.sim.warmup.as_secs_f64(), wall, "simulated"));
-    text.push_str(&summary::render_metrics(&metrics));
-    let run = engine::Run {
-        tables: tables::frames(&output, &metrics).map_err(|e| e.to_string())?,
-        files: pcaps.into_iter().map(|(name, bytes, _)| (name, bytes)).collect(),
-        provenance: tables::Provenance::packet(file.display().to_string(), scenario.text.clone(), scenario.sim.seed),
-        summary: text,
-    };
-    engine::write_and_print(&dir, target, run, quiet)
-}
-
-/// Warns of each `[[traffic]]` table whose generator drew no flow in this run (a valid run:
-/// its flows are simply absent from the tables).
-fn warn_idle_traffic(file: &Path, scenario: &topologies::Scenario) {
-    for key in scenario.idle_traffic.iter().map(|template| &template.key) {
-        eprintln!(
-            "warning: {}: {key}: the generator drew no flow in this run ({} s, seed {}): the tables have no rows of its flows",
-            file.display(),
-            summary::seconds(scenario.sim.duration.as_secs_f64()),
-            scenario.sim.seed
-        );
-    }
-}
-
-/// Packets beyond which `run` warns of a long run, and the rate it assumes one core simulates
-/// them at (`equipoise run` prints the measured rate at the end).
-const LONG_RUN_PACKETS: f64 = 1e10;
-const PACKETS_PER_SECOND: f64 = 5e6;
-
-/// `equipoise fluid`.
-fn run_fluid(file: &Path, out: Option<PathBuf>, sets: &[String], quick: bool, overwrite: bool, quiet: bool) -> Result<(), String> {
-    let sets = scenario_sets(file, sets, quick)?;
-    let scenario = match topologies::load_experiment(file, &sets).map_err(|e| e.to_string())? {
-        Experiment::Packet(s) => s,
-        Experiment::Aimd(_) => return Err(format!("{}: an [aimd] scenario is a model already: use `equipoise run`", file.display())),
-    };
-    let system = scenario.build_fluid().map_err(|e| e.to_string())?;
-    if !quiet {
-        for w in &system.warnings {
-            eprintln!("warning: {}: {w}", file.display());
-        }
-    }
-    let dir = out.unwrap_or_else(|| suffixed(default_out(file), "-fluid"));
-    let target = output::prepare(&dir, overwrite, &tables::planned_files(&tables::RUN_TABLES, []))?;
-    let started = Instant::now();
-    let mut stages = progress::FluidStages::start();
-    let mut observe = |stage: fluid::Stage| {
-        if !quiet {
-            stages.observe(stage);
-        }
-    };
-    let eq = fluid_run::solve(&system, &mut observe).map_err(|e| format!("{}: {e}", file.display()))?;
-    drop(stages);
-    let regime = fluid_run::regime_warning(&eq, fluid_run::has_queues(&system));
-    if let Some(w) = regime.as_ref().filter(|_| !quiet) {
-        eprintln!("warning: {}: {w}", file.display());
-    }
-    let constant = fluid_run::constant_name(&system.options);
-    let mut provenance = tables::Provenance::of(Source::Fluid, file.display().to_string(), scenario.text.clone(), scenario.sim.seed);
-    provenance.notes.push(("fluid.constant".into(), constant.into()));
-    provenance.notes.extend(system.warnings.iter().enumerate().map(|(i, w)| (format!("fluid.approximation.{i}"), w.clone())));
-    provenance.notes.extend(regime.map(|w| ("fluid.regime".to_string(), w)));
-    let mut frames = fluid_run::frames(&scenario, &system, &eq).map_err(|e| e.to_string())?;
-    if let Some(dt) = scenario.sim.sample_interval {
-        let options = fluid::TrajectoryOptions {
-            integrator: system.integrator,
-            ..fluid::TrajectoryOptions::new(scenario.sim.duration.as_secs_f64(), dt.as_secs_f64())
-        };
-        let t = fluid::trajectory(&system.network, &system.options, options)
-            .map_err(|e| format!("{}: fluid trajectory: {e}", file.display()))?;
-        frames.push(("timeseries", fluid_run::timeseries(&system, &eq, &t).map_err(|e| e.to_string())?));
-    }
-    let wall = started.elapsed().as_secs_f64();
-    let name = scenario.meta.name.as_deref().unwrap_or("scenario");
-    let mut text = format!("{name} ({}), fluid model\n\n", file.display());
-    text.push_str(&fluid_run::render(&system, &eq, constant));
-    text.push_str(&summary::render_metrics(&fluid_run::metrics(&scenario, &system, &eq)));
-    text.push_str(&format!("\nsolved in {wall:.3} s\n"));
-    engine::write_and_print(&dir, target, engine::Run { tables: frames, files: Vec::new(), provenance, summary: text }, quiet)
-}
-
-/// `equipoise run` on an AIMD-model scenario.
-fn run_aimd(file: &Path, scenario: &topologies::AimdScenario, out: Option<PathBuf>, overwrite: bool, quiet: bool) -> Result<(), String> {
-    let dir = out.unwrap_or_else(|| default_out(file));
-    let target = output::prepare(&dir, overwrite, &tables::planned_files(&aimd_run::TABLES, []))?;
-    let started = Instant::now();
-    let report = aimd::run(&scenario.model).map_err(|e| format!("{}: aimd: {e}", file.display()))?;
-    let wall = started.elapsed().as_secs_f64();
-    let name = scenario.meta.name.as_deref().unwrap_or("scenario");
-    let run = engine::Run {
-        tables: aimd_run::frames(scenario, &report).map_err(|e| e.to_string())?,
-        files: Vec::new(),
-        provenance: tables::Provenance::of(Source::Aimd, file.display().to_string(), scenario.text.clone(), scenario.seed),
-        summary: format!("{name} ({}), seed {}\n\n{}", file.display(), scenario.seed, aimd_run::render(scenario, &report, wall)),
-    };
-    engine::write_and_print(&dir, target, run, quiet)
+    engine::drive(&file, &sets, engine, capture, variant, engine::Destination { out, overwrite, quiet })
 }
 
 fn validate(file: &Path, sets: &[String]) -> Result<(), String> {
@@ -458,7 +304,7 @@ fn validate(file: &Path, sets: &[String]) -> Result<(), String> {
     match topologies::load_experiment(file, &sets).map_err(|e| e.to_string())? {
         Experiment::Packet(scenario) => {
             scenario.build().map_err(|e| e.to_string())?;
-            warn_idle_traffic(file, &scenario);
+            engine::idle_traffic(file, &scenario).iter().for_each(|w| eprintln!("warning: {w}"));
             emit(&format!("{}: ok ({} links, {} flows)\n", file.display(), scenario.links.len(), scenario.flows.len()));
         }
         Experiment::Aimd(s) => {
@@ -487,26 +333,6 @@ fn default_dataset(file: &Path, quick: bool) -> PathBuf {
     if quick { suffixed(out, "-quick") } else { out }
 }
 
-/// `dir` with `suffix` after its last component (`results/x` → `results/x-quick`).
-#[cfg(target_os = "linux")]
-fn run_testbed(
-    file: &Path,
-    sets: &[(String, String)],
-    capture: &[String],
-    out: Option<PathBuf>,
-    overwrite: bool,
-    quiet: bool,
-) -> Result<(), String> {
-    testbed::testbed(file, sets, capture, out, overwrite, quiet)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn run_testbed(_: &Path, _: &[(String, String)], _: &[String], _: Option<PathBuf>, _: bool, _: bool) -> Result<(), String> {
-    Err(sweep::NOT_LINUX.into())
-}
-
-/// The most runs at once `--jobs` accepts: each is a thread with its own simulation, and
-/// beyond the machine's cores more only cost memory.
 const MAX_JOBS: usize = 1024;
 
 /// `--jobs N`: a count of runs at once, 1 to [`MAX_JOBS`].
@@ -548,19 +374,11 @@ fn write_slurm(file: &Path, out: &Path, args: &slurm::SlurmArgs) -> Result<(), S
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run { scenario: ScenarioArgs { file, out, sets, quick, overwrite, quiet }, seed, capture } => {
-            run(&file, out, &sets, seed, &capture, quick, overwrite, quiet)
-        }
-        Command::Fluid { scenario: ScenarioArgs { file, out, sets, quick, overwrite, quiet } } => {
-            run_fluid(&file, out, &sets, quick, overwrite, quiet)
-        }
+        Command::Run { scenario, seed, capture } => on_engine(scenario, seed, Engine::Packet, &capture),
+        Command::Fluid { scenario } => on_engine(scenario, None, Engine::Fluid, &[]),
         Command::Validate { file, sets } => validate(&file, &sets),
-        Command::Ns2 { scenario: ScenarioArgs { file, out, sets, quick, overwrite, quiet }, ns } => {
-            scenario_sets(&file, &sets, quick).and_then(|sets| ns2_run::ns2(&file, &sets, out, ns.as_deref(), overwrite, quiet))
-        }
-        Command::Testbed { scenario: ScenarioArgs { file, out, sets, quick, overwrite, quiet }, capture } => {
-            scenario_sets(&file, &sets, quick).and_then(|sets| run_testbed(&file, &sets, &capture, out, overwrite, quiet))
-        }
+        Command::Ns2 { scenario, ns } => on_engine(scenario, None, Engine::Ns2 { ns }, &[]),
+        Command::Testbed { scenario, capture } => on_engine(scenario, None, Engine::Testbed, &capture),
         Command::Export { to: ExportTarget::Ns2 { file, sets } } => parse_sets(&sets, None)
             .and_then(|sets| ns2_run::load(&file, &sets, "ns-2"))
             .and_then(|s| s.ns2_script().map_err(|e| format!("ns-2 cannot run this scenario: {e}")))

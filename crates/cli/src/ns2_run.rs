@@ -249,24 +249,16 @@ pub fn run_ns2(scenario: &Scenario, ns: Option<&Path>) -> Result<Ns2Run, String>
 const SCRIPT_FILE: &str = "ns2-script.tcl";
 const RESULTS_FILE: &str = "ns2-results.txt";
 
-/// `equipoise ns2`: runs the scenario in ns-2 and writes the tables of a run, with the script
-/// and ns-2's results file beside them.
-pub fn ns2(
-    file: &Path,
-    sets: &[(String, String)],
-    out: Option<PathBuf>,
-    ns: Option<&Path>,
-    overwrite: bool,
-    quiet: bool,
-) -> Result<(), String> {
-    let scenario = load(file, sets, "ns-2")?;
-    let dir = out.unwrap_or_else(|| crate::suffixed(crate::default_out(file), "-ns2"));
-    let planned = crate::tables::planned_files(&crate::tables::RUN_TABLES, [SCRIPT_FILE, RESULTS_FILE]);
-    let target = crate::output::prepare(&dir, overwrite, &planned)?;
-    if !quiet {
+/// The files beside the tables of a run in ns-2, in the order written.
+pub const FILES: [&str; 2] = [SCRIPT_FILE, RESULTS_FILE];
+
+/// Runs `scenario` (from `file`) in ns-2 (`ns`, else `ns` on the `PATH`): the tables of a run
+/// read from ns-2's results, with the script and the results beside them.
+pub fn run(file: &Path, scenario: &Scenario, ns: Option<&Path>, progress: bool) -> Result<crate::engine::Run, String> {
+    if progress {
         eprintln!("running {} in ns-2 …", file.display());
     }
-    let run = run_ns2(&scenario, ns)?;
+    let run = run_ns2(scenario, ns)?;
     let read = scenario.read_ns2_results(&run.results).map_err(|e| format!("{}: ns-2's results: {e}", file.display()))?;
     let metrics = scenario.metrics(&read.output);
     let mut provenance = Provenance::of(Source::Ns2, file.display().to_string(), scenario.text.clone(), scenario.sim.seed);
@@ -282,11 +274,12 @@ pub fn ns2(
     ));
     text.push_str(&crate::summary::render_metrics(&metrics));
     text.push_str(&format!("not measured by ns-2 (NaN or 0 in the tables, - above): {}\n", read.unmeasured.join(", ")));
-    let run = crate::engine::Run {
+    Ok(crate::engine::Run {
         tables: crate::tables::frames(&read.output, &metrics).map_err(|e| e.to_string())?,
         files: vec![(SCRIPT_FILE.to_string(), run.script.into_bytes()), (RESULTS_FILE.to_string(), run.results.into_bytes())],
+        captured: Vec::new(),
         provenance,
         summary: text,
-    };
-    crate::engine::write_and_print(&dir, target, run, quiet)
+        warnings: Vec::new(),
+    })
 }

@@ -13,7 +13,7 @@ mod hosts;
 mod laws;
 mod netns;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -284,58 +284,70 @@ fn plan_captures(
     Ok(planned)
 }
 
-/// `equipoise testbed`: runs the scenario on the kernel and writes the tables of a run.
-pub fn testbed(
-    file: &Path,
-    sets: &[(String, String)],
-    capture: &[String],
-    out: Option<PathBuf>,
-    overwrite: bool,
-    quiet: bool,
-) -> Result<(), String> {
-    let mut scenario = crate::ns2_run::load(file, sets, "the testbed")?;
+/// A scenario checked for the testbed, with its plan: what the kernel runs, where.
+pub struct Planned {
+    scenario: Scenario,
+    plan: Plan,
+}
+
+/// Checks `scenario` for the testbed, capturing packets as the `capture` arguments say: the
+/// plan of its run, or why it cannot run here (naming the key, or what to install).
+pub fn plan_run(mut scenario: Scenario, capture: &[String]) -> Result<Planned, String> {
     scenario.captures.extend(crate::captures::parse(capture)?);
     let plan = plan(&scenario)?;
     netns::check_privileges()?;
     if plan.laws.iter().any(|l| l.coupled().is_some()) {
         laws::check_tools()?;
     }
-    let dir = out.unwrap_or_else(|| crate::suffixed(crate::default_out(file), "-testbed"));
-    let captures = plan.captures.iter().map(|c| c.name.as_str());
-    let target = crate::output::prepare(&dir, overwrite, &crate::tables::planned_files(&crate::tables::RUN_TABLES, captures))?;
-    let started = Instant::now();
-    let run = run_stoppable(&scenario, &plan, quiet)?;
-    let metrics = scenario.metrics(&run.output);
-    let mut provenance = Provenance::of(Source::Testbed, file.display().to_string(), scenario.text.clone(), scenario.sim.seed);
-    provenance.notes.extend(run_notes(&run, &plan));
-    let name = scenario.meta.name.as_deref().unwrap_or("scenario");
-    let mut text = format!("{name} ({}), on the testbed (Linux {})\n\n", file.display(), kernel_version());
-    text.push_str(&crate::summary::render(
-        &run.output,
-        scenario.sim.warmup.as_secs_f64(),
-        started.elapsed().as_secs_f64(),
-        "on the testbed",
-    ));
-    text.push_str(&crate::summary::render_metrics(&metrics));
-    if !run.real_time {
-        text.push_str("the emulator ran at the default priority: this system refused it real-time scheduling\n");
+    Ok(Planned { scenario, plan })
+}
+
+impl Planned {
+    /// The packet captures' file names.
+    pub fn capture_files(&self) -> impl Iterator<Item = &str> {
+        self.plan.captures.iter().map(|c| c.name.as_str())
     }
-    if let Some(note) = delay_only_note(&plan) {
-        text.push_str(&format!("{note}\n"));
+
+    /// Runs the scenario (from `file`) on the kernel, in real time: the tables of a run;
+    /// `progress` shows how far it is on a terminal.
+    pub fn run(self, file: &Path, progress: bool) -> Result<crate::engine::Run, String> {
+        let Planned { scenario, plan } = self;
+        let started = Instant::now();
+        let run = run_stoppable(&scenario, &plan, !progress)?;
+        let metrics = scenario.metrics(&run.output);
+        let mut provenance = Provenance::of(Source::Testbed, file.display().to_string(), scenario.text.clone(), scenario.sim.seed);
+        provenance.notes.extend(run_notes(&run, &plan));
+        let name = scenario.meta.name.as_deref().unwrap_or("scenario");
+        let mut text = format!("{name} ({}), on the testbed (Linux {})\n\n", file.display(), kernel_version());
+        text.push_str(&crate::summary::render(
+            &run.output,
+            scenario.sim.warmup.as_secs_f64(),
+            started.elapsed().as_secs_f64(),
+            "on the testbed",
+        ));
+        text.push_str(&crate::summary::render_metrics(&metrics));
+        if !run.real_time {
+            text.push_str("the emulator ran at the default priority: this system refused it real-time scheduling\n");
+        }
+        if let Some(note) = delay_only_note(&plan) {
+            text.push_str(&format!("{note}\n"));
+        }
+        text.push_str(&format!(
+            "not measured on the testbed (0): {}\nthe emulator's events ran late by {:.3} ms (median, at most), {:.3} ms (99th percentile), {:.3} ms (largest)\n",
+            unmeasured(run.timeouts_measured),
+            run.lag_s[0] * 1e3,
+            run.lag_s[1] * 1e3,
+            run.lag_s[2] * 1e3
+        ));
+        Ok(crate::engine::Run {
+            tables: crate::tables::frames(&run.output, &metrics).map_err(|e| e.to_string())?,
+            captured: run.captures.iter().map(|(name, _, packets)| (name.clone(), *packets)).collect(),
+            files: run.captures.into_iter().map(|(name, bytes, _)| (name, bytes)).collect(),
+            provenance,
+            summary: text,
+            warnings: Vec::new(),
+        })
     }
-    text.push_str(&format!(
-        "not measured on the testbed (0): {}\nthe emulator's events ran late by {:.3} ms (median, at most), {:.3} ms (99th percentile), {:.3} ms (largest)\n",
-        unmeasured(run.timeouts_measured),
-        run.lag_s[0] * 1e3,
-        run.lag_s[1] * 1e3,
-        run.lag_s[2] * 1e3
-    ));
-    for (name, bytes, packets) in &run.captures {
-        text.push_str(&crate::engine::capture_note(&dir, name, bytes.len(), *packets));
-    }
-    let tables = crate::tables::frames(&run.output, &metrics).map_err(|e| e.to_string())?;
-    let files = run.captures.into_iter().map(|(name, bytes, _)| (name, bytes)).collect();
-    crate::engine::write_and_print(&dir, target, crate::engine::Run { tables, files, provenance, summary: text }, quiet)
 }
 
 /// Whether the testbed can run `s`, before anything is set up (why not, naming the key), and
