@@ -96,6 +96,12 @@ const PACKETS_PER_SECOND: f64 = 5e6;
 /// of a scenario's short variant (`the [quick] variant: `), empty otherwise.
 pub fn prepare(file: &Path, sets: &[(String, String)], engine: Engine, capture: &[String], variant: &str) -> Result<Prepared, String> {
     let experiment = topologies::load_experiment(file, sets).map_err(|e| format!("{variant}{e}"))?;
+    prepare_loaded(file, experiment, engine, capture, variant)
+}
+
+/// [`prepare`] of a scenario already read (`file` names it in errors, warnings and the
+/// tables' provenance).
+pub fn prepare_loaded(file: &Path, experiment: Experiment, engine: Engine, capture: &[String], variant: &str) -> Result<Prepared, String> {
     let mut warnings = Vec::new();
     let what = match (experiment, &engine) {
         (Experiment::Aimd(s), Engine::Packet) if capture.is_empty() => What::Aimd(Box::new(s)),
