@@ -5,6 +5,7 @@
 //! its summary. [`write_and_print`] is the one way every command on a scenario ends.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use polars::prelude::DataFrame;
@@ -176,12 +177,25 @@ impl Prepared {
 
     /// Makes the run, showing its progress on a terminal with `progress`.
     pub fn run(self, progress: bool) -> Result<Run, String> {
+        self.run_stoppable(progress, &AtomicBool::new(false))
+    }
+
+    /// [`Prepared::run`], stopped (with an error, and nothing made) once `stop` is set: a
+    /// packet run within a thousandth of its simulated time; the other engines run whole.
+    pub fn run_stoppable(self, progress: bool, stop: &AtomicBool) -> Result<Run, String> {
         let file = self.file;
         let name = file.display().to_string();
         match self.what {
             What::Packet { scenario, sim, captured } => {
                 let started = Instant::now();
-                let output = if progress { sim.run_observed(1000, progress::observer(started)) } else { sim.run() };
+                let mut observer = progress.then(|| progress::observer(started));
+                let observe = |p: &tcp::Progress| {
+                    if let Some(show) = observer.as_mut() {
+                        show(p);
+                    }
+                    !stop.load(Ordering::Relaxed)
+                };
+                let output = sim.run_stoppable(1000, observe).ok_or_else(|| format!("{name}: stopped before the end of the run"))?;
                 let wall = started.elapsed().as_secs_f64();
                 let metrics = scenario.metrics(&output);
                 let pcaps = captured.map(captures::Captured::finish).transpose()?.unwrap_or_default();

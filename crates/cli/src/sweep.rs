@@ -511,6 +511,12 @@ fn testbed_signalled() -> bool {
 
 /// Runs the sweep; returns (runs done now, runs failed now, runs skipped as already done).
 pub fn sweep(args: &SweepArgs) -> Result<(u64, u64, u64), String> {
+    sweep_stoppable(args, &AtomicBool::new(false))
+}
+
+/// [`sweep`], which takes no new batch of runs once `stop` is set: the batches finished are
+/// in the dataset (`resume` makes the others), and it ends with an error saying so.
+pub fn sweep_stoppable(args: &SweepArgs, stop: &AtomicBool) -> Result<(u64, u64, u64), String> {
     let mut sweep = Sweep::load(&args.file).map_err(|e| e.to_string())?;
     if args.quick {
         sweep = quick_variant(sweep)?;
@@ -524,7 +530,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(u64, u64, u64), String> {
         Engine::Testbed => sweep = on_kernel(sweep)?.0,
     }
     prepare(&sweep, args)?;
-    let counts = run_prepared(&sweep, args)?;
+    let counts = run_prepared_stoppable(&sweep, args, stop)?;
     // The fluid side is deterministic and has no replicates: one shard computes it, the first.
     if args.fluid && args.shard.is_none_or(|s| s.k == 1) {
         let started = std::time::Instant::now();
@@ -649,6 +655,12 @@ fn fluid_points(sweep: &Sweep, dir: &Path, jobs: usize, quiet: bool) -> Result<F
 /// Runs the sweep's runs (its shard's, those not yet in the dataset with `resume`) into a
 /// dataset laid out by [`prepare`]: how many ran well, failed, and were there already.
 pub fn run_prepared(sweep: &Sweep, args: &SweepArgs) -> Result<(u64, u64, u64), String> {
+    run_prepared_stoppable(sweep, args, &AtomicBool::new(false))
+}
+
+/// [`run_prepared`], which takes no new batch once `stopped` is set (and then fails, saying
+/// where the finished runs are).
+pub fn run_prepared_stoppable(sweep: &Sweep, args: &SweepArgs, stopped: &AtomicBool) -> Result<(u64, u64, u64), String> {
     let all = sweep.runs();
     let kinds = key_kinds(sweep);
     let batches: Vec<(usize, &[Run])> = all.chunks(sweep.runs_per_file).enumerate().collect();
@@ -682,7 +694,7 @@ pub fn run_prepared(sweep: &Sweep, args: &SweepArgs) -> Result<(u64, u64, u64), 
             let (stop, next, todo) = (&stop, &next, &todo);
             scope.spawn(move |_| {
                 // Batches taken in order: the first batch is also the first on disk.
-                while !stop.load(Ordering::Relaxed) {
+                while !stop.load(Ordering::Relaxed) && !stopped.load(Ordering::Relaxed) {
                     let Some((b, runs)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
                     let outcomes = runs.iter().map(|run| (run, simulate(sweep, run, args.engine))).collect();
                     // A testbed run that a signal stopped is no result: nothing of it is
@@ -725,6 +737,9 @@ pub fn run_prepared(sweep: &Sweep, args: &SweepArgs) -> Result<(u64, u64, u64), 
     }
     if args.engine == Engine::Testbed && testbed_signalled() {
         return Err(format!("stopped by a signal: the runs finished before it are in {}; `--resume` makes the others", args.out.display()));
+    }
+    if stopped.load(Ordering::Relaxed) {
+        return Err(format!("stopped: the runs finished before it are in {}; resuming makes the others", args.out.display()));
     }
     Ok((count(&todo) - failed, failed, skipped))
 }

@@ -6,13 +6,17 @@
 //! A scenario is a path, a TOML string or a dict shaped like the file. Errors in it raise
 //! `equipoise.ScenarioError`, whose message names the key as the command line's does; any
 //! other failure raises `equipoise.RunError`; a panic of the simulator is caught and raised as
-//! `RunError`, never as a Rust panic. Runs release the GIL.
+//! `RunError`, never as a Rust panic. Runs release the GIL, and Ctrl-C stops a run (within a
+//! thousandth of its simulated time) or a sweep (after the runs under way; the finished ones
+//! stay in its dataset) and raises `KeyboardInterrupt`.
 //!
 //! `unsafe`: the workspace forbids it; this crate denies it but for one `impl Send` (see
 //! [`Stream`]), which PyO3's capsules require of what they hold.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 
 use equipoise::engine::{self, Engine};
 use polars::prelude::{CompatLevel, DataFrame, SchemaExt};
@@ -159,6 +163,45 @@ impl From<Failure> for PyErr {
     }
 }
 
+/// How often a waiting call looks for a signal (Ctrl-C) to handle.
+const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Runs `work` on a thread of its own, the GIL released, while this thread handles Python's
+/// signals: on Ctrl-C (or any handler that raises) `work`'s `stop` is set, its end awaited,
+/// and the handler's exception raised.
+fn interruptible<T: Send>(py: Python<'_>, work: impl FnOnce(&AtomicBool) -> Result<T, Failure> + Send) -> PyResult<T> {
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let (send, receive) = std::sync::mpsc::channel();
+        // Waited on with the GIL released, from whichever thread Python lends: shared, so locked.
+        let receive = std::sync::Mutex::new(receive);
+        let wait = |timeout: Option<std::time::Duration>| {
+            let receive = receive.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            match timeout {
+                Some(t) => receive.recv_timeout(t),
+                None => receive.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            }
+        };
+        let stop = &stop;
+        scope.spawn(move || {
+            let _ = send.send(work(stop));
+        });
+        loop {
+            match py.detach(|| wait(Some(SIGNAL_POLL))) {
+                Ok(result) => return result.map_err(PyErr::from),
+                Err(RecvTimeoutError::Timeout) => {
+                    if let Err(signalled) = py.check_signals() {
+                        stop.store(true, Ordering::Relaxed);
+                        let _ = py.detach(|| wait(None));
+                        return Err(signalled);
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => return Err(RunError::new_err("the run's thread ended without a result")),
+            }
+        }
+    })
+}
+
 /// `f`, a panic inside it turned into a [`RunError`].
 fn unpanicked<T>(what: &str, f: impl FnOnce() -> Result<T, Failure>) -> Result<T, Failure> {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|panic| {
@@ -186,7 +229,7 @@ fn run(
     let source = source(scenario)?;
     let engine = engine_of(engine, ns)?;
     let sets = sets_of(sets, seed)?;
-    let made = py.detach(move || {
+    let made = interruptible(py, move |stop| {
         unpanicked("run", || {
             let name = source.name.display().to_string();
             let root: toml::Table =
@@ -197,7 +240,7 @@ fn run(
             let experiment = topologies::load_experiment_text(&name, &source.text, &sets).map_err(|e| Failure::Scenario(e.to_string()))?;
             let prepared = engine::prepare_loaded(&source.name, experiment, engine, &[], "").map_err(Failure::Scenario)?;
             let warnings = prepared.warnings.clone();
-            let made = prepared.run(false).map_err(Failure::Run)?;
+            let made = prepared.run_stoppable(false, stop).map_err(Failure::Run)?;
             Ok((made, warnings))
         })
     });
@@ -261,7 +304,7 @@ fn sweep(py: Python<'_>, sweep: PathBuf, out: PathBuf, jobs: Option<usize>, quic
         Some(j) => j,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    let df = py.detach(move || {
+    let df = interruptible(py, move |stop| {
         unpanicked("sweep", || {
             topologies::sweep::Sweep::load(&sweep).map_err(|e| Failure::Scenario(e.to_string()))?;
             let args = equipoise::sweep::SweepArgs {
@@ -275,7 +318,7 @@ fn sweep(py: Python<'_>, sweep: PathBuf, out: PathBuf, jobs: Option<usize>, quic
                 fluid: false,
                 engine: equipoise::sweep::Engine::Simulator,
             };
-            equipoise::sweep::sweep(&args).map_err(Failure::Run)?;
+            equipoise::sweep::sweep_stoppable(&args, stop).map_err(Failure::Run)?;
             equipoise::dataset::read_table(&out, "runs").map_err(Failure::Run)
         })
     })?;

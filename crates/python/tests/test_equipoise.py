@@ -123,3 +123,47 @@ def test_a_sweep_writes_the_dataset_of_the_command_line(tmp_path):
         equipoise.sweep(SCENARIO, out=tmp_path / "bad")
     with pytest.raises(ValueError, match="jobs"):
         equipoise.sweep(sweep, out=tmp_path / "bad", jobs=0)
+
+
+INTERRUPTED = """
+import sys, time, equipoise
+print("started", flush=True)
+started = time.monotonic()
+try:
+    {call}
+except KeyboardInterrupt:
+    print(f"interrupted after {{time.monotonic() - started:.1f}} s", flush=True)
+    sys.exit(3)
+print("finished", flush=True)
+"""
+
+
+def interrupt(call, after):
+    """Runs `call` in a Python of its own, sends it Ctrl-C (SIGINT) `after` seconds in, and
+    returns its exit code and output."""
+    import signal
+    import sys
+    import time
+
+    child = subprocess.Popen([sys.executable, "-c", INTERRUPTED.format(call=call)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "started"
+    time.sleep(after)
+    child.send_signal(signal.SIGINT)
+    out, _ = child.communicate(timeout=120)
+    return child.returncode, out
+
+
+def test_ctrl_c_stops_a_long_run():
+    code, out = interrupt('equipoise.run("scenarios/dumbbell.toml", sets={"sim.duration": "100000s"})', 1.0)
+    assert code == 3 and "interrupted" in out, out
+
+
+def test_ctrl_c_stops_a_sweep_and_keeps_its_finished_runs(tmp_path):
+    out_dir = tmp_path / "stopped"
+    code, out = interrupt(f'equipoise.sweep("sweeps/seed000-table3.toml", out={str(out_dir)!r}, jobs=1)', 2.0)
+    assert code == 3 and "interrupted" in out, out
+    # What finished is a dataset the command line resumes: its batches are whole.
+    batches = list((out_dir / "runs").glob("*.parquet"))
+    assert len(batches) < 6, "the sweep stopped before its end"
+    for batch in batches:
+        assert pq.read_table(batch).num_rows > 0

@@ -358,16 +358,34 @@ impl Simulation {
 
     /// Runs to the configured duration in `slices` equal slices of simulated time, calling
     /// `observe` after each (for a progress display).
-    pub fn run_observed(mut self, slices: u32, mut observe: impl FnMut(&Progress)) -> RunOutput {
+    pub fn run_observed(self, slices: u32, mut observe: impl FnMut(&Progress)) -> RunOutput {
+        self.run_sliced(slices, |p| {
+            observe(p);
+            true
+        })
+        .0
+    }
+
+    /// As [`Simulation::run_observed`], but `observe` says after each slice whether to go on:
+    /// the output, or none if it stopped the run.
+    pub fn run_stoppable(self, slices: u32, observe: impl FnMut(&Progress) -> bool) -> Option<RunOutput> {
+        let (output, finished) = self.run_sliced(slices, observe);
+        finished.then_some(output)
+    }
+
+    /// The run in slices, while `go_on` says so: its output, and whether it reached the end.
+    fn run_sliced(mut self, slices: u32, mut go_on: impl FnMut(&Progress) -> bool) -> (RunOutput, bool) {
         let end = self.config.duration;
         let slices = if self.captures.is_empty() { slices.max(1) } else { slices.max(CAPTURE_SLICES) } as u64;
         for k in 1..=slices {
             let until = if k == slices { end } else { Time((end.as_ps() as u128 * k as u128 / slices as u128) as u64) };
             self.advance(until, u64::MAX);
             self.flush_captures();
-            observe(&Progress { simulated: until, duration: end, events: self.ctx.events.executed() });
+            if !go_on(&Progress { simulated: until, duration: end, events: self.ctx.events.executed() }) && k < slices {
+                return (self.report(), false);
+            }
         }
-        self.report()
+        (self.report(), true)
     }
 
     /// Runs at most `max_events` events: the output if the run ended within them, else how far
