@@ -33,7 +33,7 @@ fn prediction(s: &AimdScenario) -> Option<f64> {
 }
 
 /// The tables of a run of the model, in the order [`frames`] makes them.
-pub const TABLES: [&str; 2] = ["connections", "model"];
+pub const TABLES: [&str; 2] = topologies::schema::names(topologies::schema::AIMD_TABLES);
 
 /// The two tables of a run.
 pub fn frames(s: &AimdScenario, r: &Report) -> PolarsResult<Vec<(&'static str, DataFrame)>> {

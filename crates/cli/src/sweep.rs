@@ -55,9 +55,9 @@ impl Shard {
 }
 
 /// The tables of a packet-level sweep's dataset, one folder each (beside `runs`).
-const TABLES: [&str; 5] = ["flows", "links", "metrics", "subflows", "timeseries"];
+const TABLES: [&str; 5] = tables::RUN_TABLES;
 /// The tables of an AIMD-model sweep's dataset.
-const AIMD_TABLES: [&str; 2] = ["connections", "model"];
+const AIMD_TABLES: [&str; 2] = crate::aimd_run::TABLES;
 
 fn batch_file(dir: &Path, table: &str, batch: usize) -> PathBuf {
     dir.join(table).join(format!("batch-{batch:06}.parquet"))

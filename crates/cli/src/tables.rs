@@ -84,8 +84,8 @@ where
     Column::new(name.into(), values)
 }
 
-/// The tables of a run, in the order [`frames`] makes them.
-pub const RUN_TABLES: [&str; 5] = ["flows", "links", "metrics", "subflows", "timeseries"];
+/// The tables of a run, in the order [`frames`] makes them (the schema's, file-name order).
+pub const RUN_TABLES: [&str; 5] = topologies::schema::names(topologies::schema::RUN_TABLES);
 
 /// The files a command writes: `tables` as `<name>.parquet`, then `extra`, for
 /// [`crate::output::prepare`] to check before the command runs.

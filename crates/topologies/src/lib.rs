@@ -33,6 +33,7 @@ pub mod model;
 pub mod overrides;
 pub mod paper;
 pub mod read;
+pub mod schema;
 pub mod sweep;
 pub mod units;
 

@@ -48,10 +48,17 @@ use crate::metrics::METRICS;
 use crate::read::reader::{Reader, type_name};
 use crate::sweep::Point;
 
-/// Tables other than `metrics` a quantity may name as `TABLE.COLUMN`, with the column naming
-/// their entity (the quantity's `group`); `model` has one row per run and no entity.
-pub const TABLES: [(&str, Option<&str>); 5] =
-    [("flows", Some("flow")), ("subflows", Some("flow")), ("links", Some("link")), ("connections", Some("group")), ("model", None)];
+/// Tables other than `metrics` a quantity may name as `TABLE.COLUMN` (those of the schema with
+/// an entity or one row per run), with the column naming their entity (the quantity's
+/// `group`); `model` has one row per run and no entity.
+pub fn quantity_tables() -> impl Iterator<Item = (&'static crate::schema::Table, Option<&'static str>)> {
+    use crate::schema::{AIMD_TABLES, Entity, RUN_TABLES};
+    RUN_TABLES.into_iter().chain(AIMD_TABLES).filter_map(|t| match t.entity {
+        Entity::Column(c) => Some((t, Some(c))),
+        Entity::Run => Some((t, None)),
+        Entity::Metrics | Entity::Samples => None,
+    })
+}
 
 /// What the paper reports and states, for one sweep.
 #[derive(Clone, Debug, PartialEq)]
@@ -601,15 +608,25 @@ fn quantity(file: &str, path: &str, side: &Table, defaults: &Defaults, keys: &[S
 fn resolve(file: &str, path: &str, point: usize, own: &Defaults) -> Result<Quantity> {
     let metric = own.metric.ok_or_else(|| ScenarioError::new(file, format!("{path}.metric"), "missing; expected a metric name"))?;
     let group = match (metric.split_once('.'), own.group) {
-        (Some((table, _)), group) => {
-            let Some((_, entity)) = TABLES.iter().find(|(t, _)| *t == table) else {
-                let names = TABLES.iter().map(|(t, _)| *t);
+        (Some((table, column)), group) => {
+            let Some((schema, entity)) = quantity_tables().find(|(t, _)| t.name == table) else {
+                let names = quantity_tables().map(|(t, _)| t.name);
                 return Err(ScenarioError::new(
                     file,
                     format!("{path}.metric"),
                     format!("\"{metric}\": no table \"{table}\"{}", suggestion(table, names)),
                 ));
             };
+            if schema.column(column).is_none() {
+                return Err(ScenarioError::new(
+                    file,
+                    format!("{path}.metric"),
+                    format!(
+                        "\"{metric}\": the {table} table has no column \"{column}\"{}",
+                        suggestion(column, schema.columns().map(|(c, ..)| c))
+                    ),
+                ));
+            }
             match (entity, group) {
                 (Some(e), None) => {
                     return Err(ScenarioError::new(file, format!("{path}.group"), format!("missing; expected the {e} of {table}")));
@@ -753,6 +770,15 @@ increasing = [{ point = { "flow.mp.cc" = "lia", "link.l.rate" = 5 } }, { point =
             "[paper]\n[[paper.claim]]\ntext = \"t\"\nmetric = \"jain_index\"\ngroup = \"all\"\nalong = \"link.l.rat\"\ntrend = \"up\"\n",
         );
         assert!(e.contains("paper.claim[0].trend"), "{e}");
+        // TABLE.COLUMN: the table and the column are the schema's.
+        let quantity = |metric: &str| format!("{base}metric = \"{metric}\"\npoint = {{ \"flow.mp.cc\" = \"lia\", \"link.l.rate\" = 5 }}\n");
+        let e = err(&quantity("flow.goodput_bps"));
+        assert!(e.contains("paper.value[0].metric") && e.contains("no table \"flow\"") && e.contains("flows"), "{e}");
+        let e = err(&quantity("flows.goodput_pbs"));
+        assert!(e.contains("paper.value[0].metric") && e.contains("no column \"goodput_pbs\"") && e.contains("goodput_bps"), "{e}");
+        let e = err(&quantity("timeseries.cwnd_pkts"));
+        assert!(e.contains("no table \"timeseries\""), "samples are no quantity: {e}");
+        assert!(read(&quantity("flows.goodput_bps")).is_ok());
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 
 use polars::prelude::DataFrame;
-use topologies::paper::{Quantity, TABLES};
+use topologies::paper::{Quantity, quantity_tables};
 
 use crate::dataset::{mean_ci, numbers, read_table, texts};
 
@@ -80,7 +80,7 @@ impl Dataset {
     pub(super) fn measure(&mut self, file: &str, q: &Quantity) -> Result<Measured, String> {
         let dir = self.dir.display().to_string();
         let (table, column, entity_col) = match q.metric.split_once('.') {
-            Some((t, c)) => (t.to_string(), c.to_string(), TABLES.iter().find(|(n, _)| *n == t).and_then(|(_, e)| *e)),
+            Some((t, c)) => (t.to_string(), c.to_string(), quantity_tables().find(|(n, _)| n.name == t).and_then(|(_, e)| e)),
             None => ("metrics".to_string(), "value".to_string(), Some("group")),
         };
         let height = self.table(&table)?.height();
