@@ -84,7 +84,7 @@ def fluid(scenario: Scenario, *, sets: Optional[Mapping[str, Any]] = None) -> Ru
     """The scenario's fluid model: `run(scenario, engine="fluid", sets=sets)`."""
 
 def validate(scenario: Scenario, *, sets: Optional[Mapping[str, Any]] = None) -> list[str]:
-    """Checks a scenario without running it: raises ScenarioError, or returns the warnings a run would give."""
+    """Checks a scenario (or a sweep file) without running it: raises ScenarioError, or returns the warnings a run would give."""
 
 def sweep(
     sweep: Union[str, os.PathLike[str]],

@@ -273,8 +273,8 @@ fn fluid(py: Python<'_>, scenario: &Bound<'_, PyAny>, sets: Option<&Bound<'_, Py
     run(py, scenario, "fluid", sets, None, None)
 }
 
-/// Checks a scenario without running it (as `equipoise validate`): raises `ScenarioError`
-/// naming the key of what is wrong; returns the warnings a run would give.
+/// Checks a scenario or a sweep file without running it (as `equipoise validate`): raises
+/// `ScenarioError` naming the key of what is wrong; returns the warnings a run would give.
 #[pyfunction]
 #[pyo3(signature = (scenario, *, sets = None))]
 fn validate(py: Python<'_>, scenario: &Bound<'_, PyAny>, sets: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<String>> {
@@ -283,6 +283,17 @@ fn validate(py: Python<'_>, scenario: &Bound<'_, PyAny>, sets: Option<&Bound<'_,
     let warnings = py.detach(move || {
         unpanicked("validate", || {
             let name = source.name.display().to_string();
+            let root: toml::Table =
+                source.text.parse().map_err(|e: toml::de::Error| Failure::Scenario(format!("{name}: {}", e.message())))?;
+            if is_sweep(&root) {
+                if source.name == std::path::Path::new(GIVEN) {
+                    return Err(Failure::Scenario(format!("{GIVEN}: a sweep names its scenario by path: give the sweep's file")));
+                }
+                let sweep = topologies::sweep::Sweep::load(&source.name).map_err(|e| Failure::Scenario(e.to_string()))?;
+                // Its short variant, which `sweep(..., quick=True)` would run, checked too.
+                equipoise::sweep::quick_variant(sweep).map_err(Failure::Scenario)?;
+                return Ok(Vec::new());
+            }
             let experiment = topologies::load_experiment_text(&name, &source.text, &sets).map_err(|e| Failure::Scenario(e.to_string()))?;
             let prepared = engine::prepare_loaded(&source.name, experiment, Engine::Packet, &[], "").map_err(Failure::Scenario)?;
             Ok(prepared.warnings)

@@ -94,6 +94,9 @@ def test_scenario_errors_name_the_key():
         equipoise.fluid(ROOT / "scenarios" / "aimd-example1.toml")
     assert issubclass(equipoise.ScenarioError, equipoise.EquipoiseError)
     assert equipoise.validate(SCENARIO) == []
+    assert equipoise.validate(ROOT / "sweeps" / "seed000-table4.toml") == []
+    with pytest.raises(equipoise.ScenarioError, match="give the sweep's file"):
+        equipoise.validate((ROOT / "sweeps" / "seed000-table4.toml").read_text())
 
 
 def test_other_bad_input_is_refused_with_what_was_expected():
