@@ -29,7 +29,12 @@ pub(super) fn show_ci(mean: f64, half: f64, unit: &str) -> String {
     // Enough decimals for the mean's three significant digits and the half-width's first.
     let half_digits = if half > 0.0 { (-(half / scale).log10().floor()).clamp(0.0, 6.0) as usize } else { 0 };
     let d = digits(mean / scale).max(half_digits);
-    format!("{:.d$} ± {:.d$}{}{name}", mean / scale, half / scale, if name.is_empty() { "" } else { " " })
+    let space = if name.is_empty() { "" } else { " " };
+    // A half-width below the sixth decimal would print as zero, which it is not.
+    if half > 0.0 && half / scale < 0.5e-6 {
+        return format!("{:.6} ± <0.000001{space}{name}", mean / scale);
+    }
+    format!("{:.d$} ± {:.d$}{space}{name}", mean / scale, half / scale)
 }
 
 /// The scale and unit name a value of `unit` reads best in.
@@ -137,5 +142,6 @@ mod tests {
         assert_eq!(show(1234.0, "count"), "1234");
         assert_eq!(show_ci(1.05e6, 93_000.0, "bit/s"), "1.05 ± 0.09 Mb/s");
         assert_eq!(show_ci(2.75e6, 5_000.0, "bit/s"), "2.750 ± 0.005 Mb/s");
+        assert_eq!(show_ci(6_666_663.0, 1e-4, "bit/s"), "6.666663 ± <0.000001 Mb/s");
     }
 }
