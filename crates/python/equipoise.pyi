@@ -93,6 +93,9 @@ def sweep(
     jobs: Optional[int] = None,
     quick: bool = False,
     resume: bool = False,
+    engine: Literal["packet", "ns2", "testbed"] = "packet",
+    fluid: bool = False,
 ) -> Table:
-    """Makes a sweep's dataset in `out` as `equipoise sweep` does and returns its table of runs."""
+    """Makes a sweep's dataset in `out` as `equipoise sweep` does (its runs made by `engine`;
+    the fluid model's equilibria beside them with `fluid`) and returns its table of runs."""
 

@@ -303,16 +303,43 @@ fn validate(py: Python<'_>, scenario: &Bound<'_, PyAny>, sets: Option<&Bound<'_,
 }
 
 /// Makes a sweep's dataset in `out` as `equipoise sweep SWEEP --out OUT` does (all cores, or
-/// `jobs`; its short variant with `quick`; finished runs kept with `resume`), and returns its
-/// table of runs.
+/// `jobs`; its short variant with `quick`; finished runs kept with `resume`; the fluid model's
+/// equilibrium of every point beside it with `fluid`; its runs made by `engine`: "packet",
+/// "ns2" or "testbed", one run at a time), and returns its table of runs.
 #[pyfunction]
-#[pyo3(signature = (sweep, *, out, jobs = None, quick = false, resume = false))]
-fn sweep(py: Python<'_>, sweep: PathBuf, out: PathBuf, jobs: Option<usize>, quick: bool, resume: bool) -> PyResult<Table> {
+#[pyo3(signature = (sweep, *, out, jobs = None, quick = false, resume = false, engine = "packet", fluid = false))]
+#[allow(clippy::too_many_arguments)]
+fn sweep(
+    py: Python<'_>,
+    sweep: PathBuf,
+    out: PathBuf,
+    jobs: Option<usize>,
+    quick: bool,
+    resume: bool,
+    engine: &str,
+    fluid: bool,
+) -> PyResult<Table> {
+    use equipoise::sweep::Engine as Maker;
+    let maker = match engine {
+        "packet" => Maker::Simulator,
+        "ns2" => Maker::Ns2,
+        "testbed" => Maker::Testbed,
+        _ => return Err(PyValueError::new_err(format!("engine: expected \"packet\", \"ns2\" or \"testbed\" for a sweep, got {engine:?}"))),
+    };
+    if fluid && maker != Maker::Simulator {
+        return Err(PyValueError::new_err(
+            "fluid=True adds the fluid model's equilibria to the simulator's sweep: leave engine at \"packet\"",
+        ));
+    }
     let jobs = match jobs {
         Some(j) if !(1..=1024).contains(&j) => {
             return Err(PyValueError::new_err(format!("jobs: expected 1 to 1024 runs at once, got {j}")));
         }
+        Some(j) if j > 1 && maker == Maker::Testbed => {
+            return Err(PyValueError::new_err(format!("jobs: the testbed makes one run at a time, got {j}")));
+        }
         Some(j) => j,
+        None if maker == Maker::Testbed => 1,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let df = interruptible(py, move |stop| {
@@ -326,8 +353,8 @@ fn sweep(py: Python<'_>, sweep: PathBuf, out: PathBuf, jobs: Option<usize>, quic
                 resume,
                 quick,
                 quiet: true,
-                fluid: false,
-                engine: equipoise::sweep::Engine::Simulator,
+                fluid,
+                engine: maker,
             };
             equipoise::sweep::sweep_stoppable(&args, stop).map_err(Failure::Run)?;
             equipoise::dataset::read_table(&out, "runs").map_err(Failure::Run)

@@ -126,6 +126,24 @@ def test_a_sweep_writes_the_dataset_of_the_command_line(tmp_path):
         equipoise.sweep(SCENARIO, out=tmp_path / "bad")
     with pytest.raises(ValueError, match="jobs"):
         equipoise.sweep(sweep, out=tmp_path / "bad", jobs=0)
+    with pytest.raises(ValueError, match='engine: expected "packet", "ns2" or "testbed"'):
+        equipoise.sweep(sweep, out=tmp_path / "bad", engine="fluid")
+    with pytest.raises(ValueError, match="fluid=True"):
+        equipoise.sweep(sweep, out=tmp_path / "bad", engine="ns2", fluid=True)
+
+
+def test_a_sweep_in_ns2_and_beside_the_fluid_model(tmp_path):
+    import shutil
+
+    sweep = ROOT / "sweeps" / "parallel-red.toml"
+    if shutil.which("ns") is None:
+        pytest.skip("no ns on the PATH (Debian's ns2 package)")
+    runs = equipoise.sweep(sweep, out=tmp_path / "ns2", quick=True, engine="ns2")
+    assert pl.DataFrame(runs)["status"].to_list() == ["ok"] * runs.num_rows
+    meta = pq.read_metadata(next((tmp_path / "ns2" / "flows").glob("*.parquet"))).metadata
+    assert meta[b"equipoise.source"] == b"ns2"
+    equipoise.sweep(ROOT / "sweeps" / "seed000-table4.toml", out=tmp_path / "fluid", quick=True, fluid=True)
+    assert (tmp_path / "fluid" / "fluid" / "runs").is_dir()
 
 
 INTERRUPTED = """
