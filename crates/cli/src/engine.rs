@@ -32,14 +32,20 @@ pub enum Engine {
     Testbed,
 }
 
+/// What the name of ns-2's output (a run's directory, a sweep's dataset) gets after the
+/// scenario's or the simulator's dataset's.
+pub const NS2_SUFFIX: &str = "-ns2";
+/// The same for the testbed's output.
+pub const TESTBED_SUFFIX: &str = "-testbed";
+
 impl Engine {
     /// What the default output directory's name gets after the scenario's.
     fn out_suffix(&self) -> &'static str {
         match self {
             Engine::Packet => "",
             Engine::Fluid => "-fluid",
-            Engine::Ns2 { .. } => "-ns2",
-            Engine::Testbed => "-testbed",
+            Engine::Ns2 { .. } => NS2_SUFFIX,
+            Engine::Testbed => TESTBED_SUFFIX,
         }
     }
 }

@@ -54,11 +54,6 @@ impl Shard {
     }
 }
 
-/// The tables of a packet-level sweep's dataset, one folder each (beside `runs`).
-const TABLES: [&str; 5] = tables::RUN_TABLES;
-/// The tables of an AIMD-model sweep's dataset.
-const AIMD_TABLES: [&str; 2] = crate::aimd_run::TABLES;
-
 fn batch_file(dir: &Path, table: &str, batch: usize) -> PathBuf {
     dir.join(table).join(format!("batch-{batch:06}.parquet"))
 }
@@ -178,7 +173,7 @@ impl Outcome {
 
 /// The tables every run of this sweep writes.
 fn tables_of(sweep: &Sweep) -> &'static [&'static str] {
-    if sweep.is_aimd() { &AIMD_TABLES } else { &TABLES }
+    if sweep.is_aimd() { &crate::aimd_run::TABLES } else { &tables::RUN_TABLES }
 }
 
 /// What makes a sweep's runs.
@@ -396,7 +391,7 @@ pub fn quick_variant(sweep: Sweep) -> Result<Sweep, String> {
 
 /// Where the ns-2 side of the dataset `dir` lives: `DIR-ns2`.
 pub fn ns2_dataset(dir: &Path) -> PathBuf {
-    crate::suffixed(dir.to_path_buf(), "-ns2")
+    crate::suffixed(dir.to_path_buf(), crate::engine::NS2_SUFFIX)
 }
 
 /// `sweep` with its runs made in ns-2.35, checked before anything runs: ns-2 is there, and it
@@ -423,7 +418,7 @@ pub fn in_ns2(mut sweep: Sweep) -> Result<Sweep, String> {
 
 /// Where the kernel's side of the dataset `dir` lives: `DIR-testbed`.
 pub fn testbed_dataset(dir: &Path) -> PathBuf {
-    crate::suffixed(dir.to_path_buf(), "-testbed")
+    crate::suffixed(dir.to_path_buf(), crate::engine::TESTBED_SUFFIX)
 }
 
 /// `sweep` as it runs on this machine's kernel (its `[paper] kernel` settings and replicates),

@@ -50,6 +50,22 @@ struct Source {
 /// The name a scenario given as text or a dict has in messages and provenance.
 const GIVEN: &str = "<scenario>";
 
+impl Source {
+    /// Whether it is a sweep file's text (it names its base scenario); an error if it is not TOML.
+    fn is_sweep(&self) -> Result<bool, Failure> {
+        let root: toml::Table =
+            self.text.parse().map_err(|e: toml::de::Error| Failure::Scenario(format!("{}: {}", self.name.display(), e.message())))?;
+        Ok(root.get("scenario").is_some_and(toml::Value::is_str))
+    }
+
+    /// The scenario with `sets` applied, checked for `engine`.
+    fn prepare(&self, sets: &[(String, String)], engine: Engine) -> Result<engine::Prepared, Failure> {
+        let name = self.name.display().to_string();
+        let experiment = topologies::load_experiment_text(&name, &self.text, sets).map_err(|e| Failure::Scenario(e.to_string()))?;
+        engine::prepare_loaded(&self.name, experiment, engine, &[], "").map_err(Failure::Scenario)
+    }
+}
+
 /// Reads a scenario argument: a path (`str` or `os.PathLike`), a TOML string (a `str` with a
 /// newline or an `=`), or a dict shaped like the file.
 fn source(scenario: &Bound<'_, PyAny>) -> PyResult<Source> {
@@ -143,11 +159,6 @@ fn engine_of(name: &str, ns: Option<PathBuf>) -> PyResult<Engine> {
     }
 }
 
-/// Whether a TOML text is a sweep file's (it names its base scenario).
-fn is_sweep(root: &toml::Table) -> bool {
-    root.get("scenario").is_some_and(toml::Value::is_str)
-}
-
 /// A failure of a run: a scenario's (when it happened before the run began) or the run's.
 enum Failure {
     Scenario(String),
@@ -231,14 +242,11 @@ fn run(
     let sets = sets_of(sets, seed)?;
     let made = interruptible(py, move |stop| {
         unpanicked("run", || {
-            let name = source.name.display().to_string();
-            let root: toml::Table =
-                source.text.parse().map_err(|e: toml::de::Error| Failure::Scenario(format!("{name}: {}", e.message())))?;
-            if is_sweep(&root) {
+            if source.is_sweep()? {
+                let name = source.name.display();
                 return Err(Failure::Scenario(format!("{name}: a sweep file (it names its `scenario`): give it to equipoise.sweep")));
             }
-            let experiment = topologies::load_experiment_text(&name, &source.text, &sets).map_err(|e| Failure::Scenario(e.to_string()))?;
-            let prepared = engine::prepare_loaded(&source.name, experiment, engine, &[], "").map_err(Failure::Scenario)?;
+            let prepared = source.prepare(&sets, engine)?;
             let warnings = prepared.warnings.clone();
             let made = prepared.run_stoppable(false, stop).map_err(Failure::Run)?;
             Ok((made, warnings))
@@ -282,10 +290,7 @@ fn validate(py: Python<'_>, scenario: &Bound<'_, PyAny>, sets: Option<&Bound<'_,
     let sets = sets_of(sets, None)?;
     let warnings = py.detach(move || {
         unpanicked("validate", || {
-            let name = source.name.display().to_string();
-            let root: toml::Table =
-                source.text.parse().map_err(|e: toml::de::Error| Failure::Scenario(format!("{name}: {}", e.message())))?;
-            if is_sweep(&root) {
+            if source.is_sweep()? {
                 if source.name == std::path::Path::new(GIVEN) {
                     return Err(Failure::Scenario(format!("{GIVEN}: a sweep names its scenario by path: give the sweep's file")));
                 }
@@ -294,9 +299,7 @@ fn validate(py: Python<'_>, scenario: &Bound<'_, PyAny>, sets: Option<&Bound<'_,
                 equipoise::sweep::quick_variant(sweep).map_err(Failure::Scenario)?;
                 return Ok(Vec::new());
             }
-            let experiment = topologies::load_experiment_text(&name, &source.text, &sets).map_err(|e| Failure::Scenario(e.to_string()))?;
-            let prepared = engine::prepare_loaded(&source.name, experiment, Engine::Packet, &[], "").map_err(Failure::Scenario)?;
-            Ok(prepared.warnings)
+            Ok(source.prepare(&sets, Engine::Packet)?.warnings)
         })
     })?;
     Ok(warnings)
