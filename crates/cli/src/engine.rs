@@ -39,8 +39,19 @@ pub const NS2_SUFFIX: &str = "-ns2";
 pub const TESTBED_SUFFIX: &str = "-testbed";
 
 impl Engine {
-    /// What the default output directory's name gets after the scenario's.
-    fn out_suffix(&self) -> &'static str {
+    /// The tables' `equipoise.source` (of a scenario that is not an `[aimd]` one).
+    pub fn source(&self) -> Source {
+        match self {
+            Engine::Packet => Source::Packet,
+            Engine::Fluid => Source::Fluid,
+            Engine::Ns2 { .. } => Source::Ns2,
+            Engine::Testbed => Source::Testbed,
+        }
+    }
+
+    /// What the default output directory's name gets after the scenario's, and a sweep's
+    /// dataset after the simulator's.
+    pub fn out_suffix(&self) -> &'static str {
         match self {
             Engine::Packet => "",
             Engine::Fluid => "-fluid",

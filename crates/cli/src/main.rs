@@ -361,7 +361,7 @@ fn write_slurm(file: &Path, out: &Path, args: &slurm::SlurmArgs) -> Result<(), S
         quick: false,
         quiet: true,
         fluid: false,
-        engine: if args.ns2 { sweep::Engine::Ns2 } else { sweep::Engine::Simulator },
+        engine: if args.ns2 { Engine::Ns2 { ns: None } } else { Engine::Packet },
     };
     sweep::prepare(&sweep, &layout)?;
     let script = out.join("sweep.sbatch");
@@ -402,21 +402,14 @@ fn main() -> ExitCode {
             slurm_partition,
         } => {
             let engine = match (ns2, testbed) {
-                (true, _) => sweep::Engine::Ns2,
-                (false, true) => sweep::Engine::Testbed,
-                (false, false) => sweep::Engine::Simulator,
+                (true, _) => Engine::Ns2 { ns: None },
+                (false, true) => Engine::Testbed,
+                (false, false) => Engine::Packet,
             };
-            let out = out.unwrap_or_else(|| {
-                let dataset = default_dataset(&file, quick);
-                match engine {
-                    sweep::Engine::Simulator => dataset,
-                    sweep::Engine::Ns2 => sweep::ns2_dataset(&dataset),
-                    sweep::Engine::Testbed => sweep::testbed_dataset(&dataset),
-                }
-            });
+            let out = out.unwrap_or_else(|| equipoise::suffixed(default_dataset(&file, quick), engine.out_suffix()));
             if ns2 && testbed {
                 Err("--ns2 with --testbed: a sweep's runs are made by one platform; run the sweep once with each".into())
-            } else if fluid && engine != sweep::Engine::Simulator {
+            } else if fluid && engine != Engine::Packet {
                 Err("--fluid with --ns2 or --testbed: the fluid model is this tool's own; sweep without them to add it".into())
             } else if testbed && slurm {
                 Err("--testbed with --slurm: the testbed runs on this machine's kernel, as root, in real time".into())

@@ -23,6 +23,7 @@ use topologies::Experiment;
 use topologies::sweep::{Run, Sweep, value_text};
 
 use crate::aimd_run;
+use crate::engine::Engine;
 use crate::tables::{self, Provenance, Source};
 
 /// A shard: the `k`-th (1-based) of `n` deterministic parts of a sweep.
@@ -176,31 +177,12 @@ fn tables_of(sweep: &Sweep) -> &'static [&'static str] {
     if sweep.is_aimd() { &crate::aimd_run::TABLES } else { &tables::RUN_TABLES }
 }
 
-/// What makes a sweep's runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Engine {
-    /// This simulator (or seed 004's AIMD model, for its sweeps).
-    Simulator,
-    /// ns-2.35, from the script `equipoise export ns2` writes.
-    Ns2,
-    /// This machine's kernel, through the testbed: one run at a time, in real time.
-    Testbed,
-}
-
-impl Engine {
-    /// The dataset's `equipoise.source`, as the single runs of each engine write it.
-    fn source(self) -> Source {
-        match self {
-            Engine::Simulator => Source::Packet,
-            Engine::Ns2 => Source::Ns2,
-            Engine::Testbed => Source::Testbed,
-        }
-    }
-}
+/// Why a sweep's runs are not the fluid model's: it solves each point beside the simulator's runs.
+const FLUID_SWEEP: &str = "the fluid model's sweep is the side of the simulator's: sweep with the packet engine and --fluid (fluid=True)";
 
 /// Runs one simulation (in ns-2, or on the testbed, as `engine` says); its records, or why it
 /// failed.
-fn simulate(sweep: &Sweep, run: &Run, engine: Engine) -> Result<Outcome, String> {
+fn simulate(sweep: &Sweep, run: &Run, engine: &Engine) -> Result<Outcome, String> {
     let experiment = sweep.scenario(run).map_err(|e| e.to_string())?;
     let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<Outcome, String> {
         match experiment {
@@ -208,9 +190,10 @@ fn simulate(sweep: &Sweep, run: &Run, engine: Engine) -> Result<Outcome, String>
                 // A sweep writes tables, not packet captures: a `[[capture]]` is for `run`.
                 s.captures.clear();
                 let (out, notes) = match engine {
-                    Engine::Simulator => (s.build().map_err(|e| e.to_string())?.run(), Vec::new()),
-                    Engine::Ns2 => {
-                        let made = crate::ns2_run::run_ns2(&s, None)?;
+                    Engine::Packet => (s.build().map_err(|e| e.to_string())?.run(), Vec::new()),
+                    Engine::Fluid => return Err(FLUID_SWEEP.to_string()),
+                    Engine::Ns2 { ns } => {
+                        let made = crate::ns2_run::run_ns2(&s, ns.as_deref())?;
                         (s.read_ns2_results(&made.results).map_err(|e| format!("ns-2's results: {e}"))?.output, Vec::new())
                     }
                     Engine::Testbed => on_testbed(&s)?,
@@ -520,8 +503,9 @@ pub fn sweep_stoppable(args: &SweepArgs, stop: &AtomicBool) -> Result<(u64, u64,
         return Err(format!("{}: --fluid: an AIMD-model sweep is a model already; it has no fluid side", args.file.display()));
     }
     match args.engine {
-        Engine::Simulator => {}
-        Engine::Ns2 => sweep = in_ns2(sweep)?,
+        Engine::Packet => {}
+        Engine::Fluid => return Err(format!("{}: {FLUID_SWEEP}", args.file.display())),
+        Engine::Ns2 { .. } => sweep = in_ns2(sweep)?,
         Engine::Testbed => sweep = on_kernel(sweep)?.0,
     }
     prepare(&sweep, args)?;
@@ -691,7 +675,7 @@ pub fn run_prepared_stoppable(sweep: &Sweep, args: &SweepArgs, stopped: &AtomicB
                 // Batches taken in order: the first batch is also the first on disk.
                 while !stop.load(Ordering::Relaxed) && !stopped.load(Ordering::Relaxed) {
                     let Some((b, runs)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
-                    let outcomes = runs.iter().map(|run| (run, simulate(sweep, run, args.engine))).collect();
+                    let outcomes = runs.iter().map(|run| (run, simulate(sweep, run, &args.engine))).collect();
                     // A testbed run that a signal stopped is no result: nothing of it is
                     // written, so that --resume makes it again.
                     if args.engine == Engine::Testbed && testbed_signalled() {

@@ -322,14 +322,15 @@ fn sweep(
     engine: &str,
     fluid: bool,
 ) -> PyResult<Table> {
-    use equipoise::sweep::Engine as Maker;
-    let maker = match engine {
-        "packet" => Maker::Simulator,
-        "ns2" => Maker::Ns2,
-        "testbed" => Maker::Testbed,
-        _ => return Err(PyValueError::new_err(format!("engine: expected \"packet\", \"ns2\" or \"testbed\" for a sweep, got {engine:?}"))),
+    let maker = match engine_of(engine, None)? {
+        Engine::Fluid => {
+            return Err(PyValueError::new_err(
+                "engine: the fluid model's sweep runs beside the simulator's: engine=\"packet\", fluid=True",
+            ));
+        }
+        maker => maker,
     };
-    if fluid && maker != Maker::Simulator {
+    if fluid && maker != Engine::Packet {
         return Err(PyValueError::new_err(
             "fluid=True adds the fluid model's equilibria to the simulator's sweep: leave engine at \"packet\"",
         ));
@@ -338,11 +339,11 @@ fn sweep(
         Some(j) if !(1..=1024).contains(&j) => {
             return Err(PyValueError::new_err(format!("jobs: expected 1 to 1024 runs at once, got {j}")));
         }
-        Some(j) if j > 1 && maker == Maker::Testbed => {
+        Some(j) if j > 1 && maker == Engine::Testbed => {
             return Err(PyValueError::new_err(format!("jobs: the testbed makes one run at a time, got {j}")));
         }
         Some(j) => j,
-        None if maker == Maker::Testbed => 1,
+        None if maker == Engine::Testbed => 1,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let df = interruptible(py, move |stop| {

@@ -126,7 +126,9 @@ def test_a_sweep_writes_the_dataset_of_the_command_line(tmp_path):
         equipoise.sweep(SCENARIO, out=tmp_path / "bad")
     with pytest.raises(ValueError, match="jobs"):
         equipoise.sweep(sweep, out=tmp_path / "bad", jobs=0)
-    with pytest.raises(ValueError, match='engine: expected "packet", "ns2" or "testbed"'):
+    with pytest.raises(ValueError, match='engine: expected "packet", "fluid", "ns2" or "testbed"'):
+        equipoise.sweep(sweep, out=tmp_path / "bad", engine="warp")
+    with pytest.raises(ValueError, match='engine="packet", fluid=True'):
         equipoise.sweep(sweep, out=tmp_path / "bad", engine="fluid")
     with pytest.raises(ValueError, match="fluid=True"):
         equipoise.sweep(sweep, out=tmp_path / "bad", engine="ns2", fluid=True)

@@ -18,6 +18,8 @@
 //!   outstanding is queued to be sent again on whichever subflow the scheduler picks; the
 //!   subflow itself still recovers its own sequence, as TCP must.
 
+mod sending;
+
 use std::collections::VecDeque;
 
 use mptcp_cc::{CoupledController, SubflowState};
@@ -27,9 +29,10 @@ use sim_core::{EventList, Network, Packet, PacketId, PacketKind, Time};
 
 use crate::config::TcpConfig;
 use crate::event::Event;
-use crate::receiver::{Ack, AckAction, DelackWake, Receiver};
-use crate::sender::SubflowSender;
+use crate::receiver::{Ack, AckAction, DelackWake, Receiver, ReceiverConfig};
+use crate::sender::{SenderCounters, SubflowSender};
 use crate::seqset::{SeqBits, SeqSet};
+use crate::simulation::FlowSpec;
 
 /// The parts of the simulation a connection acts on. Owned by the simulation beside its
 /// connections (not borrowed anew per event), so handing it over costs one pointer.
@@ -155,44 +158,44 @@ pub struct AtStop {
 #[derive(Debug)]
 pub struct Connection {
     /// The window law: one controller for all subflows, since a coupled law reads them all.
-    pub cc: Box<dyn CoupledController>,
+    cc: Box<dyn CoupledController>,
     /// What the law reads about each subflow, indexed like `senders`; the senders keep it
     /// current through [`crate::sender::Window`]. (Boxed slices, not vectors: a connection's
     /// subflows are fixed, and a vector's capacity would cost 8 bytes each.)
-    pub states: Box<[SubflowState]>,
+    states: Box<[SubflowState]>,
     /// Per subflow, the sending state machine: sequence, loss recovery, timer.
-    pub senders: Box<[SubflowSender]>,
+    senders: Box<[SubflowSender]>,
     /// Per subflow, the receiving end: cumulative ACKs, SACK blocks, delayed ACKs.
-    pub receivers: Box<[Receiver]>,
+    receivers: Box<[Receiver]>,
     /// The connection-level data sequence shared by the subflows: what is left to send, the
     /// data ACK, segments to reinject, and the reassembly of a multipath transfer.
-    pub data: DataLevel,
+    data: DataLevel,
     /// The transport settings the connection itself reads (the senders and receivers copy
     /// theirs); not the whole [`TcpConfig`], which would cost 96 bytes per flow.
-    pub config: ConnectionSettings,
+    config: ConnectionSettings,
     /// Bytes to transfer (`None`: bulk, unlimited).
-    pub size: Option<u64>,
+    size: Option<u64>,
     /// Index of this connection's first subflow in the simulation's subflow table.
-    pub first_subflow: u32,
+    first_subflow: u32,
     /// When it starts: its first SYN, or its first data without a handshake.
-    pub start: Time,
+    start: Time,
     /// When it stops offering new data (`Time::NEVER`: it does not; a sentinel rather than an
     /// `Option`, as elsewhere in the hot state, for 8 bytes per flow).
-    pub stop: Time,
+    stop: Time,
     /// Whether [`Connection::start`] has run; until then it sends nothing and is left out of
     /// samples and time integrals.
-    pub started: bool,
+    started: bool,
     /// When the receiver got the last byte of a finite transfer (`Time::NEVER`: not yet).
-    pub completed_at: Time,
+    completed_at: Time,
     /// The largest window TCP can have, packets: 2^30 bytes (RFC 7323 §2.3) in segments.
-    pub max_window: u64,
+    max_window: u64,
     /// What the receivers had got when the connection stopped offering data (goodput is
     /// measured up to the stop).
-    pub at_stop: Option<Box<AtStop>>,
+    at_stop: Option<Box<AtStop>>,
     /// The send jitter's state (with `jitter` above zero).
-    pub jitter: Option<Box<Jitter>>,
+    jitter: Option<Box<Jitter>>,
     /// The receivers' ACK latency (with `ack_latency_median` above zero).
-    pub ack_latency: Option<Box<AckLatency>>,
+    ack_latency: Option<Box<AckLatency>>,
 }
 
 /// What a connection reads of its [`TcpConfig`].
@@ -289,7 +292,122 @@ impl AckLatency {
     }
 }
 
+/// What the simulation reads of a connection for its samples and records; only the
+/// connection's own modules write it.
 impl Connection {
+    /// The window law.
+    pub fn cc(&self) -> &dyn CoupledController {
+        &*self.cc
+    }
+
+    /// What the law reads about each subflow.
+    pub fn states(&self) -> &[SubflowState] {
+        &self.states
+    }
+
+    /// Per subflow, the sender.
+    pub fn senders(&self) -> &[SubflowSender] {
+        &self.senders
+    }
+
+    /// Per subflow, the receiver.
+    pub fn receivers(&self) -> &[Receiver] {
+        &self.receivers
+    }
+
+    /// Index of the first subflow in the simulation's subflow table.
+    pub fn first_subflow(&self) -> u32 {
+        self.first_subflow
+    }
+
+    /// Bytes to transfer (`None`: bulk).
+    pub fn size(&self) -> Option<u64> {
+        self.size
+    }
+
+    /// When it starts.
+    pub fn starts_at(&self) -> Time {
+        self.start
+    }
+
+    /// When it stops offering new data (`Time::NEVER`: it does not).
+    pub fn stops_at(&self) -> Time {
+        self.stop
+    }
+
+    /// Whether it has started.
+    pub fn started(&self) -> bool {
+        self.started
+    }
+
+    /// When the receiver got the last byte of a finite transfer (`Time::NEVER`: not yet).
+    pub fn completed_at(&self) -> Time {
+        self.completed_at
+    }
+
+    /// What the receivers had got when it stopped offering data.
+    pub fn at_stop(&self) -> Option<&AtStop> {
+        self.at_stop.as_deref()
+    }
+
+    /// Makes every sender's counters count from its snapshot in `warm` (the simulation's
+    /// table of subflows, indexed from [`Connection::first_subflow`]).
+    pub fn count_from(&mut self, warm: &[SenderCounters]) {
+        let first = self.first_subflow as usize;
+        for (s, w) in self.senders.iter_mut().zip(warm.get(first..).unwrap_or_default()) {
+            s.count_from(w);
+        }
+    }
+}
+
+impl Connection {
+    /// The connection `spec` describes, with its window law `cc` and one sender per path,
+    /// its subflows numbered from `first_subflow` in the simulation's table; `stream` gives
+    /// the random stream of each of its parts (`jitter`, `ack_latency`).
+    pub(crate) fn new(
+        spec: &FlowSpec,
+        cc: Box<dyn CoupledController>,
+        senders: Vec<SubflowSender>,
+        first_subflow: u32,
+        mss: u32,
+        stream: impl Fn(&str) -> Stream,
+    ) -> Connection {
+        let n = senders.len();
+        let tcp = &spec.tcp;
+        Connection {
+            cc,
+            states: vec![SubflowState::new(tcp.initial_cwnd, tcp.initial_ssthresh); n].into_boxed_slice(),
+            senders: senders.into_boxed_slice(),
+            receivers: vec![
+                Receiver::new(ReceiverConfig {
+                    delayed_ack: tcp.delayed_ack,
+                    quick_acks: tcp.quick_acks,
+                    quick_acks_after_out_of_order: tcp.quick_acks_after_out_of_order,
+                    sack: tcp.sack
+                });
+                n
+            ]
+            .into_boxed_slice(),
+            jitter: (tcp.jitter > Time::ZERO)
+                .then(|| Box::new(Jitter { amplitude: tcp.jitter, rng: stream("jitter"), last_due: vec![Time::ZERO; n] })),
+            ack_latency: (tcp.ack_latency_median > Time::ZERO).then(|| Box::new(AckLatency::new(tcp, stream("ack_latency"), n))),
+            data: DataLevel {
+                limit: Connection::segments_for(spec.size, mss),
+                buffer: spec.receive_buffer.unwrap_or(u64::MAX),
+                ..DataLevel::default()
+            },
+            config: ConnectionSettings::of(tcp, mss),
+            size: spec.size,
+            first_subflow,
+            start: spec.start,
+            stop: spec.stop.unwrap_or(Time::NEVER),
+            started: false,
+            completed_at: Time::NEVER,
+            at_stop: None,
+            max_window: ((1u64 << 30) / mss as u64).max(1),
+        }
+    }
+
     /// Segments of a finite transfer of `size` bytes (`u64::MAX` for bulk).
     pub fn segments_for(size: Option<u64>, mss: u32) -> u64 {
         size.map_or(u64::MAX, |b| b.div_ceil(mss as u64).max(1))
@@ -361,7 +479,7 @@ impl Connection {
     pub fn on_syn(&mut self, r: usize, id: PacketId, ctx: &mut Ctx) {
         let p = &mut ctx.net.packets[id];
         p.retransmitted = false;
-        let delivered = ctx.net.send(id, self.senders[r].ack_route, &mut ctx.events);
+        let delivered = ctx.net.send(id, self.senders[r].ack_route(), &mut ctx.events);
         debug_assert!(delivered.is_none(), "every route crosses at least one pipe");
     }
 
@@ -396,7 +514,7 @@ impl Connection {
         if let Some(latency) = &mut self.ack_latency {
             p.due = latency.due(r, ctx.events.now(), reader && ack.sack[0].1 == 0);
         }
-        let delivered = ctx.net.send(id, self.senders[r].ack_route, &mut ctx.events);
+        let delivered = ctx.net.send(id, self.senders[r].ack_route(), &mut ctx.events);
         debug_assert!(delivered.is_none(), "every route crosses at least one pipe");
     }
 

@@ -17,8 +17,8 @@
 //! - [`receiver`] and [`seqset`]: cumulative ACKs over out-of-order buffering, SACK blocks,
 //!   delayed ACKs with quick-ACKs.
 //! - [`connection`]: a connection's subflows, the data-level sequence, the receive buffer and
-//!   the receiving side; [`sending`]: what the senders ask for carried out, the multipath
-//!   scheduler and reinjection.
+//!   the receiving side, and (its own module, with the connection's private state) what the
+//!   senders ask for carried out, the multipath scheduler and reinjection.
 //! - [`simulation`]: links and flows over one network, the event loop (a `match` over the
 //!   closed [`Event`] enum), and the [`records`] a run reports.
 
@@ -30,7 +30,6 @@ pub mod records;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
-pub mod sending;
 pub mod seqset;
 pub mod simulation;
 pub mod tap;

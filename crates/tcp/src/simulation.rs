@@ -3,14 +3,14 @@
 
 use std::borrow::Borrow;
 
-use mptcp_cc::{Algorithm, SubflowState};
+use mptcp_cc::Algorithm;
 use sim_core::rng::stream;
 use sim_core::{BufferLimit, Discipline, EventList, Hop, Link, LinkCounters, LinkId, Network, PacketKind, Pipe, PipeId, Rate, Time};
 
 use crate::config::TcpConfig;
-use crate::connection::{AckLatency, Connection, ConnectionSettings, Ctx, DataLevel, Jitter, TimerScans};
+use crate::connection::{Connection, Ctx, TimerScans};
 use crate::event::{Event, MAX_INDEX};
-use crate::receiver::{Ack, Receiver, ReceiverConfig};
+use crate::receiver::Ack;
 use crate::records::{FlowRecord, LinkRecord, RunOutput, RunStats, Sample, SubflowRecord};
 use crate::sender::{SenderCounters, SubflowSender};
 use crate::seqset::SeqSet;
@@ -301,50 +301,12 @@ impl Simulation {
             self.path_ranges.push((self.path_links.len() as u32, path.len() as u32));
             self.path_links.extend_from_slice(path);
         }
-        let n = spec.paths.len();
         self.ctx.events.schedule_timer(spec.start, Event::Start(conn_index));
         if let Some(stop) = spec.stop {
             self.ctx.events.schedule_timer(stop, Event::Stop(conn_index));
         }
-        let jitter = (spec.tcp.jitter > Time::ZERO).then(|| {
-            Box::new(Jitter {
-                amplitude: spec.tcp.jitter,
-                rng: stream(self.config.seed, &format!("flow.{}.jitter", spec.name)),
-                last_due: vec![Time::ZERO; n],
-            })
-        });
-        self.conns.push(Connection {
-            cc,
-            states: vec![SubflowState::new(spec.tcp.initial_cwnd, spec.tcp.initial_ssthresh); n].into_boxed_slice(),
-            senders: senders.into_boxed_slice(),
-            receivers: vec![
-                Receiver::new(ReceiverConfig {
-                    delayed_ack: spec.tcp.delayed_ack,
-                    quick_acks: spec.tcp.quick_acks,
-                    quick_acks_after_out_of_order: spec.tcp.quick_acks_after_out_of_order,
-                    sack: spec.tcp.sack
-                });
-                n
-            ]
-            .into_boxed_slice(),
-            jitter,
-            ack_latency: (spec.tcp.ack_latency_median > Time::ZERO)
-                .then(|| Box::new(AckLatency::new(&spec.tcp, stream(self.config.seed, &format!("flow.{}.ack_latency", spec.name)), n))),
-            data: DataLevel {
-                limit: Connection::segments_for(spec.size, mss),
-                buffer: spec.receive_buffer.unwrap_or(u64::MAX),
-                ..DataLevel::default()
-            },
-            config: ConnectionSettings::of(&spec.tcp, mss),
-            size: spec.size,
-            first_subflow,
-            start: spec.start,
-            stop: spec.stop.unwrap_or(Time::NEVER),
-            started: false,
-            completed_at: Time::NEVER,
-            at_stop: None,
-            max_window: ((1u64 << 30) / mss as u64).max(1),
-        });
+        let seed = self.config.seed;
+        self.conns.push(Connection::new(spec, cc, senders, first_subflow, mss, |what| stream(seed, &format!("flow.{}.{what}", spec.name))));
         self.warm_delivered.push(0);
         self.names.push_str(&spec.name);
         self.name_ends.push(self.names.len() as u32);
@@ -521,7 +483,7 @@ impl Simulation {
                         flow: conn,
                         subflow: r,
                         multipath: c.multipath(),
-                        timestamps: c.senders[r as usize].uses_timestamps(),
+                        timestamps: c.senders()[r as usize].uses_timestamps(),
                     };
                     sink.write(i, &crate::tap::segment(t, to_receiver, &view, self.config.mss));
                 }
@@ -551,10 +513,10 @@ impl Simulation {
             {
                 held.connections.push((i as u32, h.clone()));
             }
-            for (r, s) in c.senders.iter().enumerate() {
-                let g = c.first_subflow as usize + r;
-                self.warm_senders.push(s.counters);
-                let receiver = &c.receivers[r];
+            for (r, s) in c.senders().iter().enumerate() {
+                let g = c.first_subflow() as usize + r;
+                self.warm_senders.push(*s.counters());
+                let receiver = &c.receivers()[r];
                 self.warm_received[g] = receiver.delivered();
                 if above(receiver.held(), receiver.delivered()) {
                     held.subflows.push((g as u32, receiver.held().clone()));
@@ -572,7 +534,7 @@ impl Simulation {
             {
                 let (conn, r) = self.owners[(e / 2) as usize];
                 let c = &self.conns[conn as usize];
-                let receiver = &c.receivers[r as usize];
+                let receiver = &c.receivers()[r as usize];
                 HeldAtWarmup::mark(&mut held.subflows, e / 2, Some(receiver.held()), receiver.delivered(), p.seq);
                 if c.multipath() {
                     HeldAtWarmup::mark(&mut held.connections, conn, c.held(), c.delivered(), p.data_seq);
@@ -587,12 +549,12 @@ impl Simulation {
         // Sized at the first sample: a run without samples keeps no per-subflow counter.
         self.last_sample_acked.resize(self.owners.len(), 0);
         for (i, c) in self.conns.iter().enumerate() {
-            if !c.started {
+            if !c.started() {
                 continue;
             }
-            for (r, st) in c.states.iter().enumerate() {
-                let g = c.first_subflow as usize + r;
-                let acked = c.senders[r].counters.acked;
+            for (r, st) in c.states().iter().enumerate() {
+                let g = c.first_subflow() as usize + r;
+                let acked = c.senders()[r].counters().acked;
                 let bits = c.bytes_in(acked, self.config.mss).saturating_sub(c.bytes_in(self.last_sample_acked[g], self.config.mss)) * 8;
                 self.last_sample_acked[g] = acked;
                 self.samples.push(Sample {
@@ -603,7 +565,7 @@ impl Simulation {
                     srtt_s: st.srtt,
                     rate_bps: bits as f64 / dt.as_secs_f64(),
                     // (None before the state exists: LIA's alpha before an RTT sample is 0/0.)
-                    cc_state: c.cc.internal_state(&c.states, r).filter(|x| x.is_finite()),
+                    cc_state: c.cc().internal_state(c.states(), r).filter(|x| x.is_finite()),
                 });
             }
         }
@@ -626,13 +588,9 @@ impl Simulation {
         let warm = std::mem::take(&mut self.warm_senders);
         for c in &mut self.conns {
             c.account(end);
-            data_delivered += c.receivers.iter().map(|r| r.segments_received).sum::<u64>();
-            for (r, s) in c.senders.iter_mut().enumerate() {
-                data_sent += s.counters.sent;
-                if let Some(w) = warm.get(c.first_subflow as usize + r) {
-                    s.counters = s.counters.since(w);
-                }
-            }
+            data_delivered += c.receivers().iter().map(|r| r.segments_received).sum::<u64>();
+            data_sent += c.senders().iter().map(|s| s.counters().sent).sum::<u64>();
+            c.count_from(&warm);
         }
         drop(warm);
         // What only a running simulation needs (routes, pipes, packets, pending events) is freed
@@ -658,26 +616,26 @@ impl Simulation {
             let name = &self.names[if i == 0 { 0 } else { self.name_ends[i - 1] as usize }..self.name_ends[i] as usize];
             // One copy of the name for the flow's record and its subflows'.
             let shared_name: std::sync::Arc<str> = name.into();
-            let from = warmup.max(c.start);
-            let until = end.min(c.stop).min(c.completed_at);
+            let from = warmup.max(c.starts_at());
+            let until = end.min(c.stops_at()).min(c.completed_at());
             let window = until.saturating_sub(from).as_secs_f64();
             let per_second = |bytes: u64| if window > 0.0 { bytes as f64 * 8.0 / window } else { 0.0 };
             // Each data segment counts once, when it is first received whole: what the receiver
             // had got by the end of the warm-up is the warm-up's, in order or not, and what it
             // holds out of order at the end is the interval's.
-            let first = c.first_subflow;
+            let first = c.first_subflow();
             let warm = &self.warm_held;
             let held_at_warmup = if c.multipath() { held_by(&warm.connections, i as u32) } else { held_by(&warm.subflows, first) };
             let at_warmup = c.received_bytes(self.warm_delivered[i], held_at_warmup, mss);
             let bytes = c.received_bytes(c.delivered(), c.held(), mss).saturating_sub(at_warmup);
             // Goodput counts what was received within [from, until]: for a flow that stopped
             // before the end (and before completing), what had arrived by its stop.
-            let stopped = c.at_stop.as_deref().filter(|_| c.stop == until);
+            let stopped = c.at_stop().filter(|_| c.stops_at() == until);
             let bytes_by = stopped.map_or(bytes, |s| c.received_bytes(s.delivered, s.held.as_ref(), mss).saturating_sub(at_warmup));
             let mut totals = SenderCounters::default();
-            for (r, s) in c.senders.iter().enumerate() {
-                let g = c.first_subflow as usize + r;
-                let d = s.counters;
+            for (r, s) in c.senders().iter().enumerate() {
+                let g = c.first_subflow() as usize + r;
+                let d = *s.counters();
                 totals.sent += d.sent;
                 totals.retransmitted += d.retransmitted;
                 totals.timeouts += d.timeouts;
@@ -694,13 +652,13 @@ impl Simulation {
                         let from = c.received_bytes(self.warm_received[g], held_by(&warm.subflows, g as u32), mss);
                         let to = match stopped {
                             Some(s) => c.received_bytes(s.subflows[r].0, Some(&s.subflows[r].1), mss),
-                            None => c.received_bytes(c.receivers[r].delivered(), Some(c.receivers[r].held()), mss),
+                            None => c.received_bytes(c.receivers()[r].delivered(), Some(c.receivers()[r].held()), mss),
                         };
                         to.saturating_sub(from)
                     }),
                     mean_cwnd_pkts: if active > 0.0 { d.cwnd_seconds / active } else { 0.0 },
                     mean_srtt_s: if d.rtt_samples > 0 { d.srtt_sum / d.rtt_samples as f64 } else { 0.0 },
-                    min_rtt_s: s.rtt.min_rtt().map_or(0.0, Time::as_secs_f64),
+                    min_rtt_s: s.rtt().min_rtt().map_or(0.0, Time::as_secs_f64),
                     packets_sent: d.sent,
                     retransmissions: d.retransmitted,
                     fast_retransmits: d.fast_retransmits,
@@ -710,17 +668,17 @@ impl Simulation {
             }
             out.flows.push(FlowRecord {
                 flow: shared_name,
-                algorithm: c.cc.name(),
-                subflows: c.senders.len() as u32,
-                start_s: c.start.as_secs_f64(),
+                algorithm: c.cc().name(),
+                subflows: c.senders().len() as u32,
+                start_s: c.starts_at().as_secs_f64(),
                 goodput_bps: per_second(bytes_by),
                 bytes_delivered: bytes,
                 packets_sent: totals.sent,
                 retransmissions: totals.retransmitted,
                 timeouts: totals.timeouts,
                 loss_events: totals.timeouts + totals.fast_retransmits,
-                size_bytes: c.size,
-                completion_time_s: (c.completed_at != Time::NEVER).then(|| (c.completed_at - c.start).as_secs_f64()),
+                size_bytes: c.size(),
+                completion_time_s: (c.completed_at() != Time::NEVER).then(|| (c.completed_at() - c.starts_at()).as_secs_f64()),
                 mean_relative_drop: (totals.relative_drops > 0).then(|| totals.relative_drop_sum / totals.relative_drops as f64),
             });
         }

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use mptcp_cc::Algorithm;
 use sim_core::Time;
 use sim_core::threshold::DropperPolicy;
 
@@ -267,15 +268,6 @@ pub struct LinkModel {
     pub events: Vec<(Time, bool)>,
 }
 
-/// A window law by name with its parameter table (checked when the simulation is built).
-#[derive(Clone, Debug, PartialEq)]
-pub struct CcModel {
-    /// The law's configuration name (`lia`, …; see `mptcp_cc::algorithm::ALGORITHMS`).
-    pub algorithm: String,
-    /// Parameters other than `algorithm`.
-    pub params: toml::Table,
-}
-
 /// One `[[flow]]` (one copy of a counted flow).
 #[derive(Clone, Debug)]
 pub struct FlowModel {
@@ -286,8 +278,8 @@ pub struct FlowModel {
     /// a template has alike are shared, not copied, so a copy costs less to make and to keep
     /// (docs/performance.md).
     pub key: Arc<str>,
-    /// The congestion-avoidance window law, by name with its parameters.
-    pub cc: Arc<CcModel>,
+    /// The congestion-avoidance window law, resolved with its parameters when the file is read.
+    pub cc: Arc<Algorithm>,
     /// Links of each subflow's path (shared by the copies of a template that have the same).
     pub paths: Arc<Vec<Vec<String>>>,
     /// Links of each subflow's ACK path, if not the default uncongested reverse.

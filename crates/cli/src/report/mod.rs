@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use topologies::paper::{Claim, Paper, PaperValue, Platform, Relation, Statistic};
 use topologies::sweep::Sweep;
 
-use crate::sweep::Engine;
+use crate::engine::Engine;
 use document::Pages;
 use format::{chain_name, show, show_ci, side_name, significant, unit_of};
 use measure::{Dataset, Measured, per_replicate};
@@ -112,7 +112,9 @@ fn render_platform(
     let name = file.display().to_string();
     // The points the platform cannot run, each with its reason (ns-2 refuses the sweep whole).
     let (variant, refused, dir, engine, jobs) = match platform {
-        Platform::Ns2 => (crate::sweep::in_ns2(sweep.clone())?, BTreeMap::new(), crate::sweep::ns2_dataset(&ours.dir), Engine::Ns2, jobs),
+        Platform::Ns2 => {
+            (crate::sweep::in_ns2(sweep.clone())?, BTreeMap::new(), crate::sweep::ns2_dataset(&ours.dir), Engine::Ns2 { ns: None }, jobs)
+        }
         Platform::Kernel => {
             let (variant, refused) = crate::sweep::on_kernel(sweep.clone())?;
             (variant, refused, crate::sweep::testbed_dataset(&ours.dir), Engine::Testbed, 1)
@@ -288,7 +290,7 @@ fn render_unknowns(out: &mut String, sweep: &Sweep, paper: &Paper, file: &Path, 
                 columns.push(verdicts(sweep, ours)?);
             } else {
                 let dir = unknown_dataset(&ours.dir, &u.key, &topologies::sweep::value_text(value));
-                run_variant(&variant, file, &dir, jobs, Engine::Simulator)?;
+                run_variant(&variant, file, &dir, jobs, Engine::Packet)?;
                 wall = wall.zip(wall_of(&dir)).map(|(a, b)| a + b);
                 columns.push(verdicts(&variant, &mut Dataset::new(dir))?);
             }

@@ -9,6 +9,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use mptcp_cc::Algorithm;
+
 use crate::output::write_file_atomically;
 
 /// The sources, carried by the binary so that a run compiles what it was built with.
@@ -33,16 +35,6 @@ pub enum KernelLaw {
 }
 
 impl KernelLaw {
-    /// The law a scenario's `cc` names, if the kernel can run it.
-    pub fn named(algorithm: &str) -> Option<KernelLaw> {
-        match algorithm {
-            "lia" => Some(KernelLaw::Lia),
-            "olia" => Some(KernelLaw::Olia),
-            "balia" => Some(KernelLaw::Balia),
-            _ => None,
-        }
-    }
-
     pub fn name(self) -> &'static str {
         match self {
             KernelLaw::Lia => "lia",
@@ -78,6 +70,15 @@ impl KernelLaw {
     }
 }
 
+/// Why the testbed cannot run a scenario's law.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// The law is one of the simulator's only.
+    Law,
+    /// The law is the kernel's, but this parameter is away from the form the kernel runs.
+    Parameter(&'static str),
+}
+
 /// What a flow's sockets run in the kernel: its Reno, its CUBIC, or a coupled law of ours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FlowLaw {
@@ -90,12 +91,19 @@ pub enum FlowLaw {
 }
 
 impl FlowLaw {
-    /// The law a scenario's `cc` names, if the testbed can run it.
-    pub fn named(algorithm: &str) -> Option<FlowLaw> {
-        match algorithm {
-            "reno" | "uncoupled" => Some(FlowLaw::Reno),
-            "cubic" => Some(FlowLaw::Cubic),
-            other => KernelLaw::named(other).map(FlowLaw::Coupled),
+    /// What the kernel runs for a scenario's law: the papers' forms only, so a parameter away
+    /// from its default (EWTCP's `a = 1` is the uncoupled law) is refused by name.
+    pub fn of(algorithm: &Algorithm) -> Result<FlowLaw, Refused> {
+        match *algorithm {
+            Algorithm::Reno | Algorithm::Uncoupled { a: 1.0 } => Ok(FlowLaw::Reno),
+            Algorithm::Uncoupled { .. } => Err(Refused::Parameter("a")),
+            Algorithm::Cubic { hystart: true } => Ok(FlowLaw::Cubic),
+            Algorithm::Cubic { hystart: false } => Err(Refused::Parameter("hystart")),
+            Algorithm::Lia => Ok(FlowLaw::Coupled(KernelLaw::Lia)),
+            Algorithm::Olia => Ok(FlowLaw::Coupled(KernelLaw::Olia)),
+            Algorithm::Balia { integer_alpha: false } => Ok(FlowLaw::Coupled(KernelLaw::Balia)),
+            Algorithm::Balia { integer_alpha: true } => Err(Refused::Parameter("integer_alpha")),
+            _ => Err(Refused::Law),
         }
     }
 

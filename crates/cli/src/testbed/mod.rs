@@ -111,23 +111,24 @@ fn plan(s: &Scenario) -> Result<Plan, String> {
         if spec.paths.len() > MAX_SUBFLOWS {
             return no(&format!("{}.paths", model.key), &format!("the kernel's MPTCP opens at most {MAX_SUBFLOWS} subflows"));
         }
-        let Some(law) = laws::FlowLaw::named(&model.cc.algorithm) else {
-            return no(
-                &format!("{}.cc", model.key),
-                &format!(
-                    "the testbed runs the kernel's Reno (`reno`, `uncoupled`) or CUBIC (`cubic`) on every (sub)flow, or the coupled laws `lia`, `olia` and `balia` as BPF congestion controls; `{}` is a law of the simulator",
-                    model.cc.algorithm
-                ),
-            );
+        let law = match laws::FlowLaw::of(&model.cc) {
+            Ok(law) => law,
+            Err(laws::Refused::Law) => {
+                return no(
+                    &format!("{}.cc", model.key),
+                    &format!(
+                        "the testbed runs the kernel's Reno (`reno`, `uncoupled`) or CUBIC (`cubic`) on every (sub)flow, or the coupled laws `lia`, `olia` and `balia` as BPF congestion controls; `{}` is a law of the simulator",
+                        model.cc.name()
+                    ),
+                );
+            }
+            Err(laws::Refused::Parameter(param)) => {
+                return no(
+                    &format!("{}.cc.{param}", model.key),
+                    "the testbed's laws are the papers' forms, without parameters (the simulator's defaults)",
+                );
+            }
         };
-        // Parameters at the law's defaults (EWTCP's `a = 1`: the uncoupled law) are its own form.
-        let at_defaults = mptcp_cc::Algorithm::by_name(&model.cc.algorithm).is_some_and(|own| own == spec.algorithm);
-        if let Some(param) = model.cc.params.keys().next().filter(|_| !at_defaults) {
-            return no(
-                &format!("{}.cc.{param}", model.key),
-                "the testbed's laws are the papers' forms, without parameters (the simulator's defaults)",
-            );
-        }
         laws.push(law);
         if spec.tcp.jitter > Time::ZERO {
             return no("tcp.jitter", &format!("(of {}) the send jitter is the simulator's; the kernel sends when it sends", model.key));
@@ -901,6 +902,10 @@ mod tests {
         assert_eq!(ewtcp.laws, vec![laws::FlowLaw::Reno]);
         let Err(e) = plan(&scenario(&links, &with("{ algorithm = \"uncoupled\", a = 0.25 }"))) else { panic!("a = 0.25 accepted") };
         assert!(e.contains("flow.mp.cc.a"), "{e}");
+        let Err(e) = plan(&scenario(&links, &with("{ algorithm = \"cubic\", hystart = false }"))) else { panic!("no HyStart accepted") };
+        assert!(e.contains("flow.mp.cc.hystart"), "{e}");
+        let Err(e) = plan(&scenario(&links, &with("\"link-fair\""))) else { panic!("a simulator's law accepted") };
+        assert!(e.contains("flow.mp.cc:") && e.contains("`link-fair` is a law of the simulator"), "{e}");
     }
 
     #[test]

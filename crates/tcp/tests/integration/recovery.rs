@@ -67,11 +67,11 @@ impl Script {
     }
 
     fn transmit(&mut self, seq: u64) {
-        let retrans = seq < self.sender.snd_max;
+        let retrans = seq < self.sender.snd_max();
         self.sender.on_sent(seq, self.now);
         self.wire.push((seq, self.now, retrans));
         self.log.push((self.now, seq, retrans));
-        if self.sender.rto_deadline == Time::NEVER {
+        if !self.sender.timer_armed() {
             self.sender.arm_timer(self.now);
         }
     }
@@ -81,7 +81,7 @@ impl Script {
         while let Some(next) = self.sender.next_send((self.window.cwnd as u64).max(1)) {
             match next {
                 Send::Retransmit(seq) => self.transmit(seq),
-                Send::New if self.sender.snd_max < self.limit => self.transmit(self.sender.snd_max),
+                Send::New if self.sender.snd_max() < self.limit => self.transmit(self.sender.snd_max()),
                 Send::New => break,
             }
         }
@@ -132,7 +132,7 @@ impl Script {
 
     /// Runs the timer's next wake-up.
     fn fire(&mut self) -> TimerOutcome {
-        let mut out = TimerOutcome::Again(self.sender.rto_event);
+        let mut out = TimerOutcome::Again(self.sender.timer_event());
         while let TimerOutcome::Again(at) = out {
             self.now = at;
             out = self.sender.on_timer(self.now, &mut self.window);
@@ -145,7 +145,7 @@ impl Script {
             }
             TimerOutcome::Reordered => self.send(),
             TimerOutcome::Probe => {
-                let last = self.sender.snd_max - 1;
+                let last = self.sender.snd_max() - 1;
                 self.transmit(last);
                 self.sender.probe_sent(true, self.now);
             }
@@ -169,18 +169,18 @@ const RTT: Time = Time(100_000_000_000); // 100 ms
 fn newreno_fast_retransmit_and_full_ack() {
     let mut s = Script::new(TcpConfig::default(), 10.0, 1000);
     s.send();
-    assert_eq!(s.sender.snd_max, 10);
+    assert_eq!(s.sender.snd_max(), 10);
     s.round(&[3], &[]);
     // Three duplicates (of 4, 5, 6) trigger the fast retransmit of 3, with ssthresh = 13/2.
     assert_eq!(s.retransmissions(), vec![3]);
-    assert_eq!(s.sender.counters.fast_retransmits, 1);
-    assert_eq!(s.sender.phase, Phase::Recovery);
+    assert_eq!(s.sender.counters().fast_retransmits, 1);
+    assert_eq!(s.sender.phase(), Phase::Recovery);
     assert_eq!(s.window.ssthresh, 6.5);
     s.round(&[], &[]);
     // The retransmission is acknowledged with everything sent before it: recovery ends.
-    assert_eq!(s.sender.phase, Phase::Open);
+    assert_eq!(s.sender.phase(), Phase::Open);
     assert!(s.window.cwnd >= 6.5 && s.window.cwnd < 8.0, "deflated to ssthresh, then grown: {}", s.window.cwnd);
-    assert_eq!(s.sender.counters.timeouts, 0);
+    assert_eq!(s.sender.counters().timeouts, 0);
 }
 
 /// htsim's `TcpSrc` on the third duplicate: the retransmission goes out alone, though the
@@ -211,10 +211,10 @@ fn sack_recovers_two_losses_in_one_round_trip() {
         let resent: Vec<(Time, u64)> = s.log.iter().filter(|l| l.2).map(|l| (l.0, l.1)).collect();
         assert_eq!(resent.iter().map(|r| r.1).collect::<Vec<_>>(), vec![3, 7], "{recovery:?}");
         assert!(resent.iter().all(|r| r.0 < recovery_start + RTT + RTT), "{resent:?}");
-        assert_eq!(s.sender.counters.fast_retransmits, 1, "one loss event for both");
+        assert_eq!(s.sender.counters().fast_retransmits, 1, "one loss event for both");
         s.round(&[], &[]);
-        assert_eq!(s.sender.phase, Phase::Open, "{recovery:?}");
-        assert_eq!(s.sender.counters.timeouts, 0);
+        assert_eq!(s.sender.phase(), Phase::Open, "{recovery:?}");
+        assert_eq!(s.sender.counters().timeouts, 0);
         // Halved once: slow start took the window from 20 to 23 on the ACKs of 0, 1 and 2.
         assert_eq!(s.window.ssthresh, 11.5, "{recovery:?}");
     }
@@ -230,10 +230,10 @@ fn rack_catches_a_lost_retransmission() {
     // The retransmission of 3 is lost as well; segments sent after it arrive.
     s.round(&[], &[3]);
     assert_eq!(s.retransmissions(), vec![3, 3], "resent again on RACK's word, not the timer's");
-    assert_eq!(s.sender.counters.timeouts, 0);
+    assert_eq!(s.sender.counters().timeouts, 0);
     s.round(&[], &[]);
-    assert_eq!((s.sender.phase, s.sender.counters.timeouts), (Phase::Open, 0));
-    assert!(s.sender.snd_una > 20);
+    assert_eq!((s.sender.phase(), s.sender.counters().timeouts), (Phase::Open, 0));
+    assert!(s.sender.snd_una() > 20);
 }
 
 #[test]
@@ -254,7 +254,7 @@ fn a_tail_loss_is_repaired_by_a_probe_in_two_round_trips() {
     s.send();
     // The last two segments are lost: no duplicate ACK at all.
     s.round(&[8, 9], &[]);
-    assert_eq!(s.sender.snd_una, 8);
+    assert_eq!(s.sender.snd_una(), 8);
     let last_ack = s.now;
     assert_eq!(s.fire(), TimerOutcome::Probe);
     assert_eq!(s.now - last_ack, RTT + RTT, "PTO = 2·SRTT");
@@ -262,7 +262,7 @@ fn a_tail_loss_is_repaired_by_a_probe_in_two_round_trips() {
     s.round(&[], &[]);
     assert_eq!(s.retransmissions(), vec![9, 8]);
     s.round(&[], &[]);
-    assert_eq!((s.sender.snd_una, s.sender.counters.timeouts, s.sender.counters.probes), (10, 0, 1));
+    assert_eq!((s.sender.snd_una(), s.sender.counters().timeouts, s.sender.counters().probes), (10, 0, 1));
     assert!(s.now < last_ack + RTT.saturating_mul(5), "done {} after the last ACK", s.now - last_ack);
 }
 
@@ -278,7 +278,7 @@ fn a_single_tail_loss_gets_a_probe_not_a_timeout() {
     assert_eq!(s.fire(), TimerOutcome::Probe);
     assert_eq!(s.now - last_ack, RTT + Time::from_ms(200));
     s.round(&[], &[]);
-    assert_eq!((s.sender.snd_una, s.sender.counters.timeouts, s.sender.counters.probes), (10, 0, 1));
+    assert_eq!((s.sender.snd_una(), s.sender.counters().timeouts, s.sender.counters().probes), (10, 0, 1));
     // The probe repaired a loss (RFC 8985 §7.4.2): the window was reduced once, not to one.
     assert_eq!(s.window.cwnd, s.window.ssthresh);
     assert!(s.window.cwnd > 5.0);
@@ -292,9 +292,9 @@ fn timestamps_give_an_rtt_sample_from_a_retransmission() {
         s.send();
         s.round(&[0, 1], &[]);
         assert_eq!(s.fire(), TimerOutcome::Timeout);
-        let samples = s.sender.counters.rtt_samples;
+        let samples = s.sender.counters().rtt_samples;
         s.round(&[], &[]);
-        let taken = s.sender.counters.rtt_samples - samples;
+        let taken = s.sender.counters().rtt_samples - samples;
         assert_eq!(taken, timestamps as u64, "timestamps {timestamps}: {taken} samples");
     }
 }
@@ -316,17 +316,17 @@ fn a_scanned_timer_fires_after_its_deadline_with_htsims_offset() {
     s.send();
     s.round(&[0], &[]);
     // Deadline 1.003 s; the scan at 1.01 s finds it 7 ms late: the timeout 15 µs later.
-    assert_eq!(s.sender.rto_event, Time::from_ms(1010), "the first scan strictly after the deadline");
+    assert_eq!(s.sender.timer_event(), Time::from_ms(1010), "the first scan strictly after the deadline");
     assert!(matches!(s.fire(), TimerOutcome::Timeout));
     assert_eq!(s.now, Time::from_ms(1010) + Time::from_us(15));
     assert_eq!(s.retransmissions(), vec![0]);
     // Backed off to 2 s from the scan: due at 3.01 s exactly, found by the scan after it,
     // 10 ms late, so the timeout comes with that scan.
-    assert_eq!(s.sender.rto_deadline, Time::from_ms(3010));
+    assert_eq!(s.sender.timer_deadline(), Time::from_ms(3010));
     s.round(&[], &[0]);
     assert!(matches!(s.fire(), TimerOutcome::Timeout));
     assert_eq!(s.now, Time::from_ms(3020));
-    assert_eq!(s.sender.counters.timeouts, 2);
+    assert_eq!(s.sender.counters().timeouts, 2);
 }
 
 /// Below ssthresh, PRR's slow-start reduction bound sends one segment more than an ACK
@@ -342,16 +342,16 @@ fn prr_sends_its_extra_segment_only_on_progress_when_asked() {
         // Half the window lost: the pipe falls below ssthresh (10) during the first round trip.
         s.round(&[3, 4, 5, 6, 7, 8, 9, 10, 11, 12], &[]);
         let sent_before = s.log.len();
-        let excess0 = s.sender.prr.out as i64 - s.sender.prr.delivered as i64;
+        let excess0 = s.sender.prr().out as i64 - s.sender.prr().delivered as i64;
         // Every retransmission is lost again: no ACK of this round trip advances snd_una.
         let resent: Vec<u64> = s.retransmissions();
-        let una = s.sender.snd_una;
+        let una = s.sender.snd_una();
         let delivered = s.wire.iter().filter(|w| !w.2).count();
         assert!(!resent.is_empty());
         s.round(&[], &resent);
-        assert_eq!(s.sender.snd_una, una, "the first hole stays open");
+        assert_eq!(s.sender.snd_una(), una, "the first hole stays open");
         let sent = s.log.len() - sent_before;
-        let excess1 = s.sender.prr.out as i64 - s.sender.prr.delivered as i64;
+        let excess1 = s.sender.prr().out as i64 - s.sender.prr().delivered as i64;
         // Sent beyond delivered since recovery began (prr_out − prr_delivered): Linux 6 sends
         // at most what is delivered, so catches up to zero and stops there; RFC 6937 adds one
         // per ACK while the pipe is below ssthresh.

@@ -8,12 +8,12 @@ pub mod fluid;
 pub mod ns2;
 pub mod packet;
 
-use mptcp_cc::{Algorithm, ParamValue};
+use mptcp_cc::Algorithm;
 use sim_core::Rate;
 use tcp::{Profile, TcpConfig};
 
 use crate::error::{Result, ScenarioError, suggestion};
-use crate::model::{CcModel, FlowModel, MAX_FLOWS, MAX_SAMPLES, RedVariant, Scenario};
+use crate::model::{FlowModel, MAX_FLOWS, MAX_SAMPLES, RedVariant, Scenario};
 use crate::units::{BufferValue, RateValue};
 
 /// Link names sorted for lookups, each with its position in [`Scenario::links`]: flows name
@@ -114,46 +114,17 @@ impl Scenario {
         Ok(config)
     }
 
+    /// The window law of `flow`, which the file's reading resolved, refused if the flow has
+    /// more subflows than the law takes.
     pub(crate) fn algorithm(&self, flow: &FlowModel) -> Result<Algorithm> {
-        let CcModel { algorithm, params } = &*flow.cc;
-        let mut given = Vec::with_capacity(params.len());
-        for (key, value) in params {
-            let v = match value {
-                toml::Value::Float(x) => ParamValue::Number(*x),
-                toml::Value::Integer(i) => ParamValue::Number(*i as f64),
-                toml::Value::Boolean(b) => ParamValue::Bool(*b),
-                // A time with a unit becomes seconds; other words ("adaptive", "inf") stay words.
-                toml::Value::String(t) => match crate::units::parse_time(t) {
-                    Ok(time) => ParamValue::Number(time.as_secs_f64()),
-                    Err(_) => ParamValue::Text(t.clone()),
-                },
-                other => {
-                    return Err(self.error(
-                        format!("{}.cc.{key}", flow.key),
-                        format!("expected a number, a word or a boolean, got {}", crate::read::reader::type_name(other)),
-                    ));
-                }
-            };
-            given.push((key.clone(), v));
-        }
-        let algorithm = Algorithm::from_params(algorithm, &given).map_err(|e| {
-            if e.key.is_empty() {
-                let names: Vec<&str> = Algorithm::names().collect();
-                self.error(
-                    format!("{}.cc", flow.key),
-                    format!("{}{} (valid: {})", e.message, suggestion(algorithm, names.iter().copied()), names.join(", ")),
-                )
-            } else {
-                self.error(format!("{}.cc.{}", flow.key, e.key), e.message)
-            }
-        })?;
+        let algorithm = &*flow.cc;
         if flow.paths.len() > algorithm.max_subflows() {
             return Err(self.error(
                 format!("{}.paths", flow.key),
                 format!("\"{}\" takes at most {} subflows, got {}", algorithm.name(), algorithm.max_subflows(), flow.paths.len()),
             ));
         }
-        Ok(algorithm)
+        Ok(algorithm.clone())
     }
 
     /// The positions of the links `names`, a path at key path `key()`, made only for an error:

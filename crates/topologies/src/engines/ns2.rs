@@ -405,10 +405,10 @@ impl Scenario {
             if flow.paths.len() != 1 {
                 return Err(self.error(format!("{}.paths", flow.key), "ns-2.35 has no multipath TCP: give the flow one path"));
             }
-            if flow.cc.algorithm != "reno" {
+            if *flow.cc != mptcp_cc::Algorithm::Reno {
                 return Err(self.error(
                     format!("{}.cc", flow.key),
-                    format!("ns-2.35's TCP agents run Reno's window law, not \"{}\": set cc = \"reno\"", flow.cc.algorithm),
+                    format!("ns-2.35's TCP agents run Reno's window law, not \"{}\": set cc = \"reno\"", flow.cc.name()),
                 ));
             }
             if flow.reverse_paths.is_some() {

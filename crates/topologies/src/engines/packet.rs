@@ -9,7 +9,7 @@ use tcp::{FlowSpec, LinkIndex, LinkSpec, Simulation};
 
 use super::LinkNames;
 use crate::error::Result;
-use crate::model::{CcModel, FlowModel, LinkModel, QueueModel, RedVariant, Scenario, TcpModel};
+use crate::model::{FlowModel, LinkModel, QueueModel, RedVariant, Scenario, TcpModel};
 use crate::units::{BufferValue, SizeValue};
 
 impl Scenario {
@@ -289,7 +289,7 @@ enum Checked<'s> {
 /// `Scenario::flow_spec`).
 struct Previous<'a> {
     spec: FlowSpec,
-    cc: &'a Arc<CcModel>,
+    cc: &'a Arc<mptcp_cc::Algorithm>,
     tcp: &'a Arc<TcpModel>,
     paths: &'a Arc<Vec<Vec<String>>>,
 }

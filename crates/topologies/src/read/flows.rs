@@ -1,14 +1,15 @@
 //! `[[flow]]` tables: window law, start and stop, size, and where the paths come from (written
 //! out, a generator's route, or the paths between two hosts), as declared.
 
+use mptcp_cc::{Algorithm, ParamValue};
 use sim_core::Time;
-use toml::{Table, Value};
+use toml::Value;
 
 use super::links::count;
 use super::reader::{Reader, type_name};
 use super::settings::read_tcp;
-use crate::error::{Result, ScenarioError};
-use crate::model::{CcModel, TcpModel};
+use crate::error::{Result, ScenarioError, suggestion};
+use crate::model::TcpModel;
 use crate::units::SizeValue;
 
 /// When a flow starts, as a file declares it.
@@ -30,7 +31,7 @@ pub struct FlowDecl {
     /// `count`, if given.
     pub copies: Option<u64>,
     /// The congestion-avoidance window law.
-    pub cc: CcModel,
+    pub cc: Algorithm,
     /// When the first copy starts.
     pub start: StartModel,
     /// How much later each copy starts than the one before.
@@ -145,20 +146,52 @@ pub(crate) fn read_paths(t: &mut Reader, key: &'static str) -> Result<Option<Vec
     Ok(Some(out))
 }
 
-pub(crate) fn read_cc(t: &mut Reader) -> Result<CcModel> {
-    match t.value("cc") {
-        None => Ok(CcModel { algorithm: "reno".into(), params: Table::new() }),
-        Some(Value::String(name)) => Ok(CcModel { algorithm: name.clone(), params: Table::new() }),
+/// The window law of `cc` (a name, or a table with `algorithm` and the law's parameters),
+/// resolved here so that every engine gets a typed law and every mistake is named at its key
+/// when the file is read.
+pub(crate) fn read_cc(t: &mut Reader) -> Result<Algorithm> {
+    let (name, params) = match t.value("cc") {
+        None => return Ok(Algorithm::Reno),
+        Some(Value::String(name)) => (name.as_str(), Vec::new()),
         Some(Value::Table(table)) => {
-            let mut params = table.clone();
-            match params.remove("algorithm") {
-                Some(Value::String(name)) => Ok(CcModel { algorithm: name, params }),
-                Some(v) => Err(t.error("cc.algorithm", format!("expected an algorithm name, got {}", type_name(&v)))),
-                None => Err(t.error("cc.algorithm", "missing; cc = { algorithm = \"…\", … }")),
+            let name = match table.get("algorithm") {
+                Some(Value::String(name)) => name.as_str(),
+                Some(v) => return Err(t.error("cc.algorithm", format!("expected an algorithm name, got {}", type_name(v)))),
+                None => return Err(t.error("cc.algorithm", "missing; cc = { algorithm = \"…\", … }")),
+            };
+            let mut given = Vec::with_capacity(table.len() - 1);
+            for (key, value) in table.iter().filter(|(k, _)| *k != "algorithm") {
+                given.push((key.clone(), param_value(t, key, value)?));
             }
+            (name, given)
         }
-        Some(v) => Err(t.error("cc", format!("expected an algorithm name or a table {{ algorithm = \"…\", … }}, got {}", type_name(v)))),
-    }
+        Some(v) => {
+            return Err(t.error("cc", format!("expected an algorithm name or a table {{ algorithm = \"…\", … }}, got {}", type_name(v))));
+        }
+    };
+    Algorithm::from_params(name, &params).map_err(|e| {
+        if e.key.is_empty() {
+            let names: Vec<&str> = Algorithm::names().collect();
+            t.error("cc", format!("{}{} (valid: {})", e.message, suggestion(name, names.iter().copied()), names.join(", ")))
+        } else {
+            t.error(&format!("cc.{}", e.key), e.message)
+        }
+    })
+}
+
+/// A parameter of `cc` as the law reads it: a time with a unit becomes seconds; other words
+/// (`"adaptive"`, `"inf"`) stay words.
+fn param_value(t: &Reader, key: &str, value: &Value) -> Result<ParamValue> {
+    Ok(match value {
+        Value::Float(x) => ParamValue::Number(*x),
+        Value::Integer(i) => ParamValue::Number(*i as f64),
+        Value::Boolean(b) => ParamValue::Bool(*b),
+        Value::String(text) => match crate::units::parse_time(text) {
+            Ok(time) => ParamValue::Number(time.as_secs_f64()),
+            Err(_) => ParamValue::Text(text.clone()),
+        },
+        other => return Err(t.error(&format!("cc.{key}"), format!("expected a number, a word or a boolean, got {}", type_name(other)))),
+    })
 }
 
 pub(crate) fn read_start(t: &mut Reader) -> Result<StartModel> {

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use mptcp_cc::Algorithm;
 use sim_core::Time;
 use toml::Value;
 
@@ -11,7 +12,7 @@ use super::flows::{PathDecl, read_cc, read_size, read_start};
 use super::reader::{Reader, type_name};
 use super::settings::read_tcp;
 use crate::error::Result;
-use crate::model::{CcModel, TcpModel};
+use crate::model::TcpModel;
 use crate::units::{SizeValue, parse_size};
 
 /// The `kind`s a `[[traffic]]` table accepts (see `expand::traffic`).
@@ -25,7 +26,7 @@ pub struct TrafficDecl {
     /// Key path for messages (`traffic.<name>`).
     pub key: String,
     /// Every generated flow's window law (shared with them).
-    pub cc: Arc<CcModel>,
+    pub cc: Arc<Algorithm>,
     /// Every generated flow's `tcp` table (shared with them).
     pub tcp: Arc<TcpModel>,
     /// The law of the flows.

@@ -527,8 +527,9 @@ fn a_generator_that_draws_no_flow_is_checked_as_one_that_does() {
              [[traffic]]\nname = \"t\"\nkind = \"poisson\"\ncc = {cc}\npaths = [[\"{path}\"]]\ninterval = \"100s\"\nsize = \"70KB\"\n"
         )
     };
+    // A window law is resolved when the file is read, paths when the scenario is built.
     let build = |cc: &str, path: &str| {
-        let s = topologies::load_text("g.toml", &text(cc, path), &[]).unwrap_or_else(|e| panic!("{e}"));
+        let s = topologies::load_text("g.toml", &text(cc, path), &[]).map_err(|e| e.to_string())?;
         assert_eq!(s.flows.len(), 1, "the generator drew no flow");
         s.build().map(|_| ()).map_err(|e| e.to_string())
     };

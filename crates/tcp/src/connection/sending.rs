@@ -156,7 +156,7 @@ impl Connection {
         self.started = true;
         let now = ctx.events.now();
         for s in &mut self.senders {
-            s.cwnd_since = now;
+            s.start_cwnd_clock(now);
         }
         if self.config.handshake {
             self.send_syn(0, ctx);
@@ -200,7 +200,7 @@ impl Connection {
             *last = due.max(*last);
             ctx.net.packets[id].due = *last;
         }
-        let delivered = ctx.net.send(id, self.senders[r].route, &mut ctx.events);
+        let delivered = ctx.net.send(id, self.senders[r].route(), &mut ctx.events);
         debug_assert!(delivered.is_none(), "every route crosses at least one link");
     }
 
@@ -222,7 +222,7 @@ impl Connection {
             None => ctx.net.packets.alloc(p),
         };
         self.send_on(r, id, ctx);
-        if self.senders[r].rto_deadline == Time::NEVER {
+        if !self.senders[r].timer_armed() {
             self.arm_timer(r, ctx);
         }
     }
@@ -274,7 +274,7 @@ impl Connection {
     fn send_new(&mut self, r: usize, ctx: &mut Ctx) -> bool {
         let Some(data_seq) = self.data.take() else { return false };
         let s = &mut self.senders[r];
-        let seq = s.snd_max;
+        let seq = s.snd_max();
         s.on_sent_new(data_seq, ctx.events.now());
         self.transmit(r, seq, data_seq, false, ctx);
         true
@@ -333,7 +333,7 @@ impl Connection {
     /// On a multipath connection, queues subflow `r`'s outstanding data to be sent again on
     /// the others (its path may be down).
     fn reinject_outstanding(&mut self, r: usize) {
-        let Some(map) = &self.senders[r].data_seqs else { return };
+        let Some(map) = self.senders[r].data_seqs() else { return };
         let acked = self.data.acked;
         let m = self.data.multipath.get_or_insert_default();
         m.queued.forget_below(acked);
@@ -413,10 +413,10 @@ impl Connection {
             TimerOutcome::Probe => {
                 // RFC 8985 §7.3: new data if the window allows, else the last segment again.
                 let s = &self.senders[r];
-                let new_allowed = s.pipe() < self.window(r) || s.snd_max == s.snd_una;
+                let new_allowed = s.pipe() < self.window(r) || s.snd_max() == s.snd_una();
                 let resent = !(new_allowed && self.send_new(r, ctx));
                 if resent {
-                    let last = self.senders[r].snd_max - 1;
+                    let last = self.senders[r].snd_max() - 1;
                     self.retransmit(r, last, ctx);
                 }
                 let wake = self.senders[r].probe_sent(resent, now);
