@@ -246,7 +246,7 @@ impl Prepared {
             What::Fluid { scenario, system } => fluid_run::run(&file, &scenario, &system, progress),
             What::Ns2(scenario) => {
                 let Engine::Ns2 { ns } = &self.engine else { unreachable!("a scenario prepared for ns-2") };
-                crate::ns2_run::run(&file, &scenario, ns.as_deref(), progress)
+                crate::ns2_run::run(&file, &scenario, ns.as_deref(), progress, stop)
             }
             #[cfg(target_os = "linux")]
             What::Testbed(planned) => planned.run(&file, progress),

@@ -30,6 +30,24 @@ pub mod tables;
 pub mod testbed;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether SIGINT and SIGTERM end this process once its ns-2 runs and testbed runs are cleaned
+/// up: the command line's choice ([`let_signals_end_the_process`]). A library's caller (the
+/// Python package) keeps its own handling of signals: a signal stops only the run under way.
+static SIGNALS_END_THE_PROCESS: AtomicBool = AtomicBool::new(false);
+
+/// Lets SIGINT and SIGTERM end the process during ns-2 runs and between a sweep's testbed
+/// runs, once everything they set up is removed (what the command line wants; a library's
+/// caller does not).
+pub fn let_signals_end_the_process() {
+    SIGNALS_END_THE_PROCESS.store(true, Ordering::Relaxed);
+}
+
+/// See [`let_signals_end_the_process`].
+pub(crate) fn signals_end_the_process() -> bool {
+    SIGNALS_END_THE_PROCESS.load(Ordering::Relaxed)
+}
 
 /// Prints `text` to standard output. A reader that went away (`equipoise … | head`) ends the
 /// program quietly instead of with a panic.

@@ -373,6 +373,9 @@ fn write_slurm(file: &Path, out: &Path, args: &slurm::SlurmArgs) -> Result<(), S
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // The command line ends itself on SIGINT or SIGTERM, once its ns-2 and testbed runs are
+    // cleaned up.
+    equipoise::let_signals_end_the_process();
     let result = match cli.command {
         Command::Run { scenario, seed, capture } => on_engine(scenario, seed, Engine::Packet, &capture),
         Command::Fluid { scenario } => on_engine(scenario, None, Engine::Fluid, &[]),

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use topologies::{Experiment, Scenario};
@@ -59,16 +60,18 @@ const POLL: Duration = Duration::from_millis(5);
 const SCRATCH_PREFIX: &str = "equipoise-ns2-";
 
 /// A scratch directory removed when dropped, whatever happened; on SIGINT or SIGTERM, removed
-/// before the process ends (see [`stopping`]).
+/// before the process ends (see [`stopping`]) when signals end the process.
 struct Scratch(PathBuf);
 
 impl Scratch {
     fn new() -> Result<Scratch, String> {
-        use std::sync::atomic::{AtomicU32, Ordering};
+        use std::sync::atomic::AtomicU32;
         static NEXT: AtomicU32 = AtomicU32::new(0);
         static CLEANED: std::sync::Once = std::sync::Once::new();
         CLEANED.call_once(remove_leftovers);
-        stopping::watch()?;
+        if crate::signals_end_the_process() {
+            stopping::watch()?;
+        }
         let dir = std::env::temp_dir().join(format!("{SCRATCH_PREFIX}{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
         let scratch = Scratch(dir);
         stopping::begin();
@@ -84,7 +87,8 @@ impl Drop for Scratch {
     }
 }
 
-/// SIGINT and SIGTERM during ns-2 runs (Linux): a thread of its own waits for them, then lets
+/// SIGINT and SIGTERM during ns-2 runs of the command line (Linux; see
+/// [`crate::let_signals_end_the_process`]): a thread of its own waits for them, then lets
 /// every run kill its `ns` and remove its scratch directory, and ends the process with an
 /// error. A run that has cleaned up waits for that end instead of returning, so that a sweep
 /// records no run as failed for it. Elsewhere a signal ends the process as it always did.
@@ -203,8 +207,9 @@ pub struct Ns2Run {
 }
 
 /// Writes `scenario`'s script, runs `ns` on it in a scratch directory and returns the script
-/// and its results file; an error shows ns-2's own message.
-pub fn run_ns2(scenario: &Scenario, ns: Option<&Path>) -> Result<Ns2Run, String> {
+/// and its results file; an error shows ns-2's own message. Once `stop` is set, `ns` is
+/// killed, its scratch directory removed, and the run ends with an error.
+pub fn run_ns2(scenario: &Scenario, ns: Option<&Path>, stop: &AtomicBool) -> Result<Ns2Run, String> {
     let script = scenario.ns2_script().map_err(|e| format!("ns-2 cannot run this scenario: {e}"))?;
     let program = ns_program(ns)?;
     let scratch = Scratch::new()?;
@@ -226,6 +231,11 @@ pub fn run_ns2(scenario: &Scenario, ns: Option<&Path>) -> Result<Ns2Run, String>
             let _ = child.wait();
             drop(scratch);
             stopping::wait_for_the_end();
+        }
+        if stop.load(Ordering::Relaxed) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("stopped before the end of the run ({} killed)", program.display()));
         }
         match child.try_wait() {
             Ok(Some(status)) => break status,
@@ -254,11 +264,11 @@ pub const FILES: [&str; 2] = [SCRIPT_FILE, RESULTS_FILE];
 
 /// Runs `scenario` (from `file`) in ns-2 (`ns`, else `ns` on the `PATH`): the tables of a run
 /// read from ns-2's results, with the script and the results beside them.
-pub fn run(file: &Path, scenario: &Scenario, ns: Option<&Path>, progress: bool) -> Result<crate::engine::Run, String> {
+pub fn run(file: &Path, scenario: &Scenario, ns: Option<&Path>, progress: bool, stop: &AtomicBool) -> Result<crate::engine::Run, String> {
     if progress {
         eprintln!("running {} in ns-2 …", file.display());
     }
-    let run = run_ns2(scenario, ns)?;
+    let run = run_ns2(scenario, ns, stop)?;
     let read = scenario.read_ns2_results(&run.results).map_err(|e| format!("{}: ns-2's results: {e}", file.display()))?;
     let metrics = scenario.metrics(&read.output);
     let mut provenance = Provenance::of(Source::Ns2, file.display().to_string(), scenario.text.clone(), scenario.sim.seed);

@@ -193,7 +193,9 @@ fn simulate(sweep: &Sweep, run: &Run, engine: &Engine) -> Result<Outcome, String
                     Engine::Packet => (s.build().map_err(|e| e.to_string())?.run(), Vec::new()),
                     Engine::Fluid => return Err(FLUID_SWEEP.to_string()),
                     Engine::Ns2 { ns } => {
-                        let made = crate::ns2_run::run_ns2(&s, ns.as_deref())?;
+                        // A sweep stops between batches, never inside a run (a run
+                        // stopped would be recorded as failed).
+                        let made = crate::ns2_run::run_ns2(&s, ns.as_deref(), &AtomicBool::new(false))?;
                         (s.read_ns2_results(&made.results).map_err(|e| format!("ns-2's results: {e}"))?.output, Vec::new())
                     }
                     Engine::Testbed => on_testbed(&s)?,

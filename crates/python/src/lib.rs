@@ -7,8 +7,9 @@
 //! `equipoise.ScenarioError`, whose message names the key as the command line's does; any
 //! other failure raises `equipoise.RunError`; a panic of the simulator is caught and raised as
 //! `RunError`, never as a Rust panic. Runs release the GIL, and Ctrl-C stops a run (within a
-//! thousandth of its simulated time) or a sweep (after the runs under way; the finished ones
-//! stay in its dataset) and raises `KeyboardInterrupt`.
+//! thousandth of its simulated time; in ns-2 at once) or a sweep (after the runs under way; the
+//! finished ones stay in its dataset) and raises `KeyboardInterrupt`. Python's own handling of
+//! signals stays in place: unlike the command line, the library never ends the process.
 //!
 //! `unsafe`: the workspace forbids it; this crate denies it but for one `impl Send` (see
 //! [`Stream`]), which PyO3's capsules require of what they hold.

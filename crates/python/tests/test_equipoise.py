@@ -5,6 +5,7 @@ dataset `equipoise sweep` writes."""
 import os
 import pathlib
 import subprocess
+import sys
 
 import polars as pl
 import pyarrow as pa
@@ -165,7 +166,6 @@ def interrupt(call, after):
     """Runs `call` in a Python of its own, sends it Ctrl-C (SIGINT) `after` seconds in, and
     returns its exit code and output."""
     import signal
-    import sys
     import time
 
     child = subprocess.Popen([sys.executable, "-c", INTERRUPTED.format(call=call)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
@@ -179,6 +179,44 @@ def interrupt(call, after):
 def test_ctrl_c_stops_a_long_run():
     code, out = interrupt('equipoise.run("scenarios/dumbbell.toml", sets={"sim.duration": "100000s"})', 1.0)
     assert code == 3 and "interrupted" in out, out
+
+
+def ns2_scratch():
+    """The scratch directories of ns-2 runs in the temporary directory."""
+    import tempfile
+
+    return set(pathlib.Path(tempfile.gettempdir()).glob("equipoise-ns2-*"))
+
+
+def test_ctrl_c_stops_a_run_in_ns2_and_removes_its_scratch():
+    import shutil
+
+    if shutil.which("ns") is None:
+        pytest.skip("no ns on the PATH (Debian's ns2 package)")
+    before = ns2_scratch()
+    code, out = interrupt('equipoise.run("scenarios/parallel-red.toml", engine="ns2", sets={"sim.duration": "100000s"})', 2.0)
+    assert code == 3 and "interrupted" in out, out
+    assert ns2_scratch() <= before, "the stopped run's scratch directory is left"
+
+
+def test_ctrl_c_after_a_run_in_ns2_is_pythons_own():
+    import shutil
+
+    if shutil.which("ns") is None:
+        pytest.skip("no ns on the PATH (Debian's ns2 package)")
+    # The command line ends itself on Ctrl-C during ns-2 runs; Python keeps its handler.
+    script = """
+import os, signal, time, equipoise
+equipoise.run("scenarios/parallel-red.toml", engine="ns2", sets={"sim.duration": "2s", "sim.warmup": "1s"})
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(2)
+except KeyboardInterrupt:
+    time.sleep(1)
+    print("alive after KeyboardInterrupt", flush=True)
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "alive after KeyboardInterrupt" in done.stdout, done.stdout + done.stderr
 
 
 def test_ctrl_c_stops_a_sweep_and_keeps_its_finished_runs(tmp_path):

@@ -379,12 +379,15 @@ pub fn run_for_sweep(s: &Scenario) -> Result<(RunOutput, Vec<(String, String)>),
     Ok((run.output, notes))
 }
 
-/// Set by SIGINT and SIGTERM, once the first run has registered it; never cleared.
+/// Set by SIGINT and SIGTERM, once the first run has registered it; never cleared. Only the
+/// command line's (see [`crate::let_signals_end_the_process`]): a library's caller stops the
+/// run under way, and its later runs are not refused for an old signal.
 static SIGNALLED: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
 
 /// Runs `s`; a signal stops it (everything set up removed) with an error. The run's own stop
 /// flag is registered for the signals for the run's length only, the process-wide
-/// [`SIGNALLED`] once and for good (so that a signal between a sweep's runs is seen too). A
+/// [`SIGNALLED`] once and for good on the command line (so that a signal between a sweep's
+/// runs is seen too). A
 /// terminal's SIGINT (or `timeout`'s) reaches the whole process group, so an `ip` setting up
 /// the run dies of it too: its failure is the signal's.
 fn run_stoppable(s: &Scenario, plan: &Plan, quiet: bool) -> Result<TestbedRun, String> {
@@ -395,7 +398,7 @@ fn run_stoppable(s: &Scenario, plan: &Plan, quiet: bool) -> Result<TestbedRun, S
             .map(|&signal| signal_hook::flag::register(signal, flag.clone()).map_err(|e| format!("cannot handle signal {signal}: {e}")))
             .collect()
     };
-    if SIGNALLED.get().is_none() {
+    if crate::signals_end_the_process() && SIGNALLED.get().is_none() {
         let flag = Arc::new(AtomicBool::new(false));
         registered(&flag)?;
         let _ = SIGNALLED.set(flag);
