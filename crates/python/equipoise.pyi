@@ -33,7 +33,9 @@ class Table:
     def column_names(self) -> list[str]: ...
     def __len__(self) -> int: ...
     def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object:
-        """The Arrow PyCapsule interface: the table as a stream of record batches."""
+        """The Arrow PyCapsule interface: the table as a stream of record batches, in the
+        table's own schema (`requested_schema` is not applied, as the protocol allows: the
+        consumer casts)."""
     def to_arrow(self) -> Any:
         """The table as a `pyarrow.Table` (needs pyarrow)."""
     def to_polars(self) -> Any:

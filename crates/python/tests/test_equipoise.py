@@ -70,6 +70,28 @@ def test_tables_read_in_polars_and_pyarrow_without_the_package_knowing_them():
     assert df.columns == run.subflows.column_names
     assert run.flows.to_polars().equals(pl.DataFrame(run.flows))
     assert run.flows.to_arrow().num_rows == run.flows.num_rows
+    pandas = run.flows.to_pandas()
+    assert list(pandas.columns) == run.flows.column_names
+    assert pandas["goodput_bps"].tolist() == df_column(run.flows, "goodput_bps")
+
+
+def df_column(table, name):
+    return pl.DataFrame(table)[name].to_list()
+
+
+def test_a_sweep_leaves_another_sweeps_dataset_and_other_files_alone(tmp_path):
+    theirs = tmp_path / "theirs"
+    equipoise.sweep(ROOT / "sweeps" / "seed000-table4.toml", out=theirs, quick=True, jobs=1)
+    before = sorted(p.relative_to(theirs) for p in theirs.rglob("*"))
+    with pytest.raises(equipoise.RunError, match="holds another sweep's results"):
+        equipoise.sweep(ROOT / "sweeps" / "seed000-table3.toml", out=theirs, quick=True, jobs=1)
+    assert sorted(p.relative_to(theirs) for p in theirs.rglob("*")) == before
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    with pytest.raises(equipoise.RunError, match="is not a sweep dataset"):
+        equipoise.sweep(ROOT / "sweeps" / "seed000-table4.toml", out=mine, quick=True, jobs=1)
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"] and (mine / "notes.txt").read_text() == "mine"
 
 
 def test_the_fluid_model_and_the_aimd_model_are_engines_too(tmp_path):
