@@ -32,14 +32,15 @@ pub mod testbed;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Whether SIGINT and SIGTERM end this process once its ns-2 runs and testbed runs are cleaned
-/// up: the command line's choice ([`let_signals_end_the_process`]). A library's caller (the
-/// Python package) keeps its own handling of signals: a signal stops only the run under way.
+/// Whether SIGINT and SIGTERM are the command line's to handle
+/// ([`let_signals_end_the_process`]). A library's caller (the Python package) keeps its own
+/// handling of signals: a signal stops only the run under way.
 static SIGNALS_END_THE_PROCESS: AtomicBool = AtomicBool::new(false);
 
-/// Lets SIGINT and SIGTERM end the process during ns-2 runs and between a sweep's testbed
-/// runs, once everything they set up is removed (what the command line wants; a library's
-/// caller does not).
+/// Lets SIGINT and SIGTERM end the command, as the command line wants: during runs in ns-2
+/// the process ends once every `ns` is killed and its scratch directory removed, and a
+/// signal once seen stops every later testbed run of the process (a sweep's next run too).
+/// A library's caller does not call this.
 pub fn let_signals_end_the_process() {
     SIGNALS_END_THE_PROCESS.store(true, Ordering::Relaxed);
 }

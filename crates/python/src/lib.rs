@@ -323,15 +323,15 @@ fn sweep(
     engine: &str,
     fluid: bool,
 ) -> PyResult<Table> {
-    let maker = match engine_of(engine, None)? {
+    let engine = match engine_of(engine, None)? {
         Engine::Fluid => {
             return Err(PyValueError::new_err(
                 "engine: the fluid model's sweep runs beside the simulator's: engine=\"packet\", fluid=True",
             ));
         }
-        maker => maker,
+        engine => engine,
     };
-    if fluid && maker != Engine::Packet {
+    if fluid && engine != Engine::Packet {
         return Err(PyValueError::new_err(
             "fluid=True adds the fluid model's equilibria to the simulator's sweep: leave engine at \"packet\"",
         ));
@@ -340,11 +340,11 @@ fn sweep(
         Some(j) if !(1..=1024).contains(&j) => {
             return Err(PyValueError::new_err(format!("jobs: expected 1 to 1024 runs at once, got {j}")));
         }
-        Some(j) if j > 1 && maker == Engine::Testbed => {
+        Some(j) if j > 1 && engine == Engine::Testbed => {
             return Err(PyValueError::new_err(format!("jobs: the testbed makes one run at a time, got {j}")));
         }
         Some(j) => j,
-        None if maker == Engine::Testbed => 1,
+        None if engine == Engine::Testbed => 1,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let df = interruptible(py, move |stop| {
@@ -359,7 +359,7 @@ fn sweep(
                 quick,
                 quiet: true,
                 fluid,
-                engine: maker,
+                engine,
             };
             equipoise::sweep::sweep_stoppable(&args, stop).map_err(Failure::Run)?;
             equipoise::dataset::read_table(&out, "runs").map_err(Failure::Run)
