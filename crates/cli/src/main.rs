@@ -350,7 +350,7 @@ fn write_slurm(file: &Path, out: &Path, args: &slurm::SlurmArgs) -> Result<(), S
     // Check the sweep and lay out its dataset now, rather than on the cluster.
     let mut sweep = topologies::sweep::Sweep::load(&file).map_err(|e| e.to_string())?;
     if args.ns2 {
-        sweep = sweep::in_ns2(sweep)?;
+        sweep = sweep::in_ns2(sweep, None)?;
     }
     let layout = sweep::SweepArgs {
         file: file.clone(),

@@ -379,12 +379,13 @@ pub fn ns2_dataset(dir: &Path) -> PathBuf {
     crate::suffixed(dir.to_path_buf(), crate::engine::NS2_SUFFIX)
 }
 
-/// `sweep` with its runs made in ns-2.35, checked before anything runs: ns-2 is there, and it
-/// can run every point's scenario (ns-2 has no window law but its TCPs, no random drop zone,
-/// no threshold-dropper). Its dataset records that its runs are ns-2's.
-pub fn in_ns2(mut sweep: Sweep) -> Result<Sweep, String> {
+/// `sweep` with its runs made in ns-2.35, checked before anything runs: ns-2 is there (`ns`,
+/// else `ns` on the `PATH`), and it can run every point's scenario (ns-2 has no window law but
+/// its TCPs, no random drop zone, no threshold-dropper). Its dataset records that its runs are
+/// ns-2's.
+pub fn in_ns2(mut sweep: Sweep, ns: Option<&Path>) -> Result<Sweep, String> {
     let file = sweep.file.clone();
-    crate::ns2_run::ns_program(None).map_err(|e| format!("{file}: --ns2: {e}"))?;
+    crate::ns2_run::ns_program(ns).map_err(|e| format!("{file}: --ns2: {e}"))?;
     for run in sweep.runs().iter().filter(|r| r.replicate == 0) {
         match sweep.scenario(run).map_err(|e| format!("{file}: {e}"))? {
             Experiment::Aimd(_) => {
@@ -504,10 +505,10 @@ pub fn sweep_stoppable(args: &SweepArgs, stop: &AtomicBool) -> Result<(u64, u64,
     if args.fluid && sweep.is_aimd() {
         return Err(format!("{}: --fluid: an AIMD-model sweep is a model already; it has no fluid side", args.file.display()));
     }
-    match args.engine {
+    match &args.engine {
         Engine::Packet => {}
         Engine::Fluid => return Err(format!("{}: {FLUID_SWEEP}", args.file.display())),
-        Engine::Ns2 { .. } => sweep = in_ns2(sweep)?,
+        Engine::Ns2 { ns } => sweep = in_ns2(sweep, ns.as_deref())?,
         Engine::Testbed => sweep = on_kernel(sweep)?.0,
     }
     prepare(&sweep, args)?;

@@ -112,9 +112,13 @@ fn render_platform(
     let name = file.display().to_string();
     // The points the platform cannot run, each with its reason (ns-2 refuses the sweep whole).
     let (variant, refused, dir, engine, jobs) = match platform {
-        Platform::Ns2 => {
-            (crate::sweep::in_ns2(sweep.clone())?, BTreeMap::new(), crate::sweep::ns2_dataset(&ours.dir), Engine::Ns2 { ns: None }, jobs)
-        }
+        Platform::Ns2 => (
+            crate::sweep::in_ns2(sweep.clone(), None)?,
+            BTreeMap::new(),
+            crate::sweep::ns2_dataset(&ours.dir),
+            Engine::Ns2 { ns: None },
+            jobs,
+        ),
         Platform::Kernel => {
             let (variant, refused) = crate::sweep::on_kernel(sweep.clone())?;
             (variant, refused, crate::sweep::testbed_dataset(&ours.dir), Engine::Testbed, 1)
