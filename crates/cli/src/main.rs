@@ -362,6 +362,7 @@ fn write_slurm(file: &Path, out: &Path, args: &slurm::SlurmArgs) -> Result<(), S
         quiet: true,
         fluid: false,
         engine: if args.ns2 { Engine::Ns2 { ns: None } } else { Engine::Packet },
+        caller: sweep::Caller::CommandLine,
     };
     sweep::prepare(&sweep, &layout)?;
     let script = out.join("sweep.sbatch");
@@ -435,7 +436,18 @@ fn main() -> ExitCode {
                 write_slurm(&file, &out, &args)
             } else {
                 let jobs = if testbed { 1 } else { jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())) };
-                let args = sweep::SweepArgs { file, out: out.clone(), jobs, shard, resume, quick, quiet, fluid, engine };
+                let args = sweep::SweepArgs {
+                    file,
+                    out: out.clone(),
+                    jobs,
+                    shard,
+                    resume,
+                    quick,
+                    quiet,
+                    fluid,
+                    engine,
+                    caller: sweep::Caller::CommandLine,
+                };
                 sweep::sweep(&args).map(|(ok, failed, skipped)| {
                     if !quiet {
                         emit(&format!("{ok} runs done, {failed} failed, {skipped} already done; dataset in {}/\n", out.display()));

@@ -303,6 +303,36 @@ pub struct SweepArgs {
     pub fluid: bool,
     /// What makes the runs.
     pub engine: Engine,
+    /// How the caller names `out` and `resume` in its messages.
+    pub caller: Caller,
+}
+
+/// Who asked for the sweep, so that a message names the options the way the user wrote them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Caller {
+    /// `equipoise sweep`: `--out`, `--resume`.
+    #[default]
+    CommandLine,
+    /// The Python package's `sweep`: `out=`, `resume=True`.
+    Python,
+}
+
+impl Caller {
+    /// The dataset directory's option.
+    pub fn out(self) -> &'static str {
+        match self {
+            Caller::CommandLine => "--out",
+            Caller::Python => "out=",
+        }
+    }
+
+    /// The option that completes a dataset.
+    pub fn resume(self) -> &'static str {
+        match self {
+            Caller::CommandLine => "--resume",
+            Caller::Python => "resume=True",
+        }
+    }
 }
 
 /// What decides a sweep's runs, so that a dataset is resumed only by its own sweep: the file's
@@ -323,25 +353,28 @@ fn runs_of(text: &str) -> Result<(toml::Table, Vec<&str>), &str> {
 pub fn prepare(sweep: &Sweep, args: &SweepArgs) -> Result<(), String> {
     if fs::metadata(&args.out).is_ok_and(|m| !m.is_dir()) {
         return Err(format!(
-            "{} exists and is not a directory; a sweep's dataset needs a directory of its own: choose another --out (a file is never replaced)",
-            args.out.display()
+            "{} exists and is not a directory; a sweep's dataset needs a directory of its own: choose another {} (a file is never replaced)",
+            args.out.display(),
+            args.caller.out()
         ));
     }
     let marker = args.out.join("sweep.toml");
     if marker.exists() {
         let previous = fs::read_to_string(&marker).map_err(|e| format!("cannot read {}: {e}", marker.display()))?;
         if runs_of(&previous) != runs_of(&sweep.text) {
-            return Err(format!("{} holds another sweep's results; choose another --out", args.out.display()));
+            return Err(format!("{} holds another sweep's results; choose another {}", args.out.display(), args.caller.out()));
         }
         if !args.resume && args.shard.is_none() {
             return Err(format!(
-                "{} already holds results of this sweep; add --resume to complete them, or choose another --out",
-                args.out.display()
+                "{} already holds results of this sweep; add {} to complete them, or choose another {}",
+                args.out.display(),
+                args.caller.resume(),
+                args.caller.out()
             ));
         }
     } else if args.out.exists() && fs::read_dir(&args.out).map_err(|e| format!("cannot read {}: {e}", args.out.display()))?.next().is_some()
     {
-        return Err(format!("{} exists and is not a sweep dataset; choose another --out", args.out.display()));
+        return Err(format!("{} exists and is not a sweep dataset; choose another {}", args.out.display(), args.caller.out()));
     }
     for t in tables_of(sweep).iter().chain(["runs"].iter()) {
         let folder = args.out.join(t);

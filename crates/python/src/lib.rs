@@ -350,8 +350,18 @@ fn sweep(
     let df = interruptible(py, move |stop| {
         unpanicked("sweep", || {
             topologies::sweep::Sweep::load(&sweep).map_err(|e| Failure::Scenario(e.to_string()))?;
-            let args =
-                equipoise::sweep::SweepArgs { file: sweep, out: out.clone(), jobs, shard: None, resume, quick, quiet: true, fluid, engine };
+            let args = equipoise::sweep::SweepArgs {
+                file: sweep,
+                out: out.clone(),
+                jobs,
+                shard: None,
+                resume,
+                quick,
+                quiet: true,
+                fluid,
+                engine,
+                caller: equipoise::sweep::Caller::Python,
+            };
             equipoise::sweep::sweep_stoppable(&args, stop).map_err(Failure::Run)?;
             equipoise::dataset::read_table(&out, "runs").map_err(Failure::Run)
         })

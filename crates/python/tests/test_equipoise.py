@@ -83,13 +83,15 @@ def test_a_sweep_leaves_another_sweeps_dataset_and_other_files_alone(tmp_path):
     theirs = tmp_path / "theirs"
     equipoise.sweep(ROOT / "sweeps" / "seed000-table4.toml", out=theirs, quick=True, jobs=1)
     before = sorted(p.relative_to(theirs) for p in theirs.rglob("*"))
-    with pytest.raises(equipoise.RunError, match="holds another sweep's results"):
+    with pytest.raises(equipoise.RunError, match="add resume=True to complete them, or choose another out=$"):
+        equipoise.sweep(ROOT / "sweeps" / "seed000-table4.toml", out=theirs, quick=True, jobs=1)
+    with pytest.raises(equipoise.RunError, match="holds another sweep's results; choose another out=$"):
         equipoise.sweep(ROOT / "sweeps" / "seed000-table3.toml", out=theirs, quick=True, jobs=1)
     assert sorted(p.relative_to(theirs) for p in theirs.rglob("*")) == before
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "notes.txt").write_text("mine")
-    with pytest.raises(equipoise.RunError, match="is not a sweep dataset"):
+    with pytest.raises(equipoise.RunError, match="is not a sweep dataset; choose another out=$"):
         equipoise.sweep(ROOT / "sweeps" / "seed000-table4.toml", out=mine, quick=True, jobs=1)
     assert [p.name for p in mine.iterdir()] == ["notes.txt"] and (mine / "notes.txt").read_text() == "mine"
 

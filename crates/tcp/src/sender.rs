@@ -213,7 +213,8 @@ pub struct SubflowSender {
     /// (Boxed: 8 bytes per subflow when absent, not an empty deque's 32.)
     #[allow(clippy::box_collection)]
     data_seqs: Option<Box<std::collections::VecDeque<u64>>>,
-    /// The SACK scoreboard (with `sack`).
+    /// The SACK scoreboard (with `sack`). The SACK half of the machine takes it as an argument,
+    /// lent by [`SubflowSender::with_board`], so that no path can need it and find none.
     board: Option<Box<Scoreboard>>,
     /// Where in recovery the sender is.
     phase: Phase,
@@ -688,9 +689,15 @@ impl SubflowSender {
         self.rto_event = Time::NEVER;
         let scanned = std::mem::take(&mut self.timeout_pending);
         if self.reorder_at <= now && !scanned {
+            // Only RACK, with SACK, arms the reorder timer.
             self.reorder_at = Time::NEVER;
-            if self.rack_detect(now, true) {
-                self.enter_recovery_if_lost(w, now);
+            let reordered = self.with_board(|s, board| {
+                s.rack_detect(board, now, true) && {
+                    s.enter_recovery_if_lost(board, w, now);
+                    true
+                }
+            });
+            if reordered == Some(true) {
                 return TimerOutcome::Reordered;
             }
         }
@@ -921,7 +928,7 @@ impl SubflowSender {
         } else {
             // The hole goes out before PRR's share: count it in prr_out first. The partial
             // ACK marks that hole lost, so it is no progress without loss.
-            self.prr_window(delivered, 1, false, w);
+            self.prr_window(delivered, 1, false, None, w);
         }
         let restart = first || self.settings.partial_ack_timer == PartialAckTimer::SlowButSteady;
         let timer = if restart { TimerAction::Restart } else { TimerAction::Keep };
@@ -940,7 +947,8 @@ impl SubflowSender {
     /// RFC 6937 on an ACK in recovery that delivered `delivered` segments, before `pending`
     /// more are sent regardless: the window becomes what is in flight (the pipe) plus what PRR
     /// allows now. `progress`: the ACK advanced the cumulative ACK and marked nothing lost.
-    fn prr_window<W: Window>(&mut self, delivered: u64, pending: u64, progress: bool, w: &mut W) {
+    /// `board`: the scoreboard, with SACK.
+    fn prr_window<W: Window>(&mut self, delivered: u64, pending: u64, progress: bool, board: Option<&Scoreboard>, w: &mut W) {
         let extra = (progress || !self.settings.prr_extra_on_progress_only) as i64;
         let ssthresh = w.ssthresh();
         let in_flight = self.in_flight();
@@ -950,7 +958,7 @@ impl SubflowSender {
         // The pipe PRR compares with ssthresh, and what the window is counted from: without
         // SACK every segment in flight (duplicates' holdings too, and resending a hole does not
         // add to it) less the holdings for the pipe; with SACK a resent segment joins the pipe.
-        let (pipe, base) = match &self.board {
+        let (pipe, base) = match board {
             Some(b) => (b.pipe(), b.pipe() + pending),
             None => (in_flight.saturating_sub(prr.sacked), in_flight),
         };
@@ -977,7 +985,7 @@ impl SubflowSender {
             match self.settings.recovery {
                 // RFC 6582 step 4: inflate by one segment per further duplicate.
                 Recovery::NewReno | Recovery::Ns2 => w.set_cwnd(w.cwnd() + 1.0),
-                Recovery::Prr => self.prr_window(1, 0, false, w),
+                Recovery::Prr => self.prr_window(1, 0, false, None, w),
             }
             send
         } else if self.dupacks == 3 && self.may_enter_recovery(ack) {
@@ -995,7 +1003,7 @@ impl SubflowSender {
             self.prr = PrrState { delivered: 0, out: 0, recover_fs: self.in_flight(), sacked: 3 };
             match self.settings.recovery {
                 Recovery::NewReno | Recovery::Ns2 => w.set_cwnd(ssthresh + 3.0),
-                Recovery::Prr => self.prr_window(1, 1, false, w),
+                Recovery::Prr => self.prr_window(1, 1, false, None, w),
             }
             if self.settings.fast_retransmit_alone {
                 return AckOutcome::RetransmitAlone(self.snd_una);
@@ -1008,17 +1016,33 @@ impl SubflowSender {
 
     // ----- with SACK -----------------------------------------------------------------------
 
-    /// An acknowledgement with SACK: the scoreboard learns what arrived, RFC 6675 (and RACK)
-    /// mark what is lost, and recovery begins, continues or ends.
+    /// Runs `f` with the scoreboard lent out of the sender, if it has one (the SACK half of
+    /// the machine takes it as an argument, so no path needs the board and finds none).
+    /// While lent, `self.board` is empty: `f` reads the board it is given, never `self`'s.
+    #[inline(always)]
+    fn with_board<R>(&mut self, f: impl FnOnce(&mut Self, &mut Scoreboard) -> R) -> Option<R> {
+        let mut board = self.board.take()?;
+        let result = f(self, &mut board);
+        self.board = Some(board);
+        Some(result)
+    }
+
+    /// An acknowledgement with SACK (out of line, so that the path without it stays short).
     #[inline(never)]
     fn on_sack_ack<W: Window>(&mut self, ack: &Ack, now: Time, w: &mut W) -> AckOutcome {
+        self.with_board(|s, board| s.on_ack_to_board(board, ack, now, w)).unwrap_or(AckOutcome::Nothing)
+    }
+
+    /// An acknowledgement with SACK: the scoreboard learns what arrived, RFC 6675 (and RACK)
+    /// mark what is lost, and recovery begins, continues or ends.
+    #[inline(always)]
+    fn on_ack_to_board<W: Window>(&mut self, board: &mut Scoreboard, ack: &Ack, now: Time, w: &mut W) -> AckOutcome {
         let advanced = ack.next > self.snd_una;
         if ack.next < self.snd_una || (!advanced && ack.sack[0].1 == 0 && !self.outstanding()) {
             return AckOutcome::Nothing;
         }
         self.measure(ack, advanced, now, w);
         let min_rtt = self.rtt.min_rtt().unwrap_or(Time::ZERO);
-        let board = self.board.as_mut().expect("SACK");
         let losses_before = board.losses_marked();
         let mut delivered = board.acked_to(ack.next, now, min_rtt);
         // ns-2 goes back N after a timeout, its SACK information forgotten, and takes no
@@ -1043,7 +1067,7 @@ impl SubflowSender {
         self.account(now, w);
         let reorder_before = self.reorder_at;
         if self.settings.rack {
-            self.rack_detect(now, false);
+            self.rack_detect(board, now, false);
         }
         let timer = if advanced {
             if self.outstanding() { TimerAction::Restart } else { TimerAction::Stop }
@@ -1074,8 +1098,8 @@ impl SubflowSender {
             }
             Phase::Recovery => match self.settings.recovery {
                 Recovery::Prr => {
-                    let lost = self.board.as_ref().is_some_and(|b| b.losses_marked() > losses_before);
-                    self.prr_window(delivered.segments, 0, advanced && !lost, w)
+                    let lost = board.losses_marked() > losses_before;
+                    self.prr_window(delivered.segments, 0, advanced && !lost, Some(board), w)
                 }
                 Recovery::NewReno => w.set_cwnd(w.ssthresh()),
                 Recovery::Ns2 => {
@@ -1085,15 +1109,15 @@ impl SubflowSender {
                     if advanced {
                         self.rtt.end_backoff();
                     }
-                    self.board.as_deref_mut().expect("SACK").mark_holes_below_highest_sacked();
+                    board.mark_holes_below_highest_sacked();
                 }
             },
             Phase::Loss | Phase::Open | Phase::SynSent => {
                 if self.phase == Phase::Loss && self.recover.is_some_and(|r| ack.next > r + ns2_loss as u64) {
                     self.phase = Phase::Open;
                 }
-                if self.phase == Phase::Open && self.enter_recovery_if_lost(w, now) {
-                    if let Some(seq) = self.board.as_deref_mut().and_then(Scoreboard::next_to_resend) {
+                if self.phase == Phase::Open && self.enter_recovery_if_lost(board, w, now) {
+                    if let Some(seq) = board.next_to_resend() {
                         return AckOutcome::Retransmit(seq, timer);
                     }
                 } else if advanced {
@@ -1108,9 +1132,8 @@ impl SubflowSender {
     /// `tcp_rack_reo_wnd` for a network that never reorders: a quarter of the minimum RTT
     /// until recovery begins or DupThresh segments are SACKed, then zero. Returns whether
     /// segments are waiting to be resent; arms the reorder timer for those not yet due.
-    fn rack_detect(&mut self, now: Time, force: bool) -> bool {
+    fn rack_detect(&mut self, board: &mut Scoreboard, now: Time, force: bool) -> bool {
         let min_rtt = self.rtt.min_rtt().unwrap_or(Time::ZERO);
-        let board = self.board.as_mut().expect("RACK needs SACK");
         let reo_wnd = if self.phase == Phase::Recovery || board.sacked() >= crate::scoreboard::DUP_THRESH {
             Time::ZERO
         } else {
@@ -1128,19 +1151,18 @@ impl SubflowSender {
     /// The test runs on every ACK in the open state and is inlined; entering recovery, rare,
     /// is not.
     #[inline(always)]
-    fn enter_recovery_if_lost<W: Window>(&mut self, w: &mut W, now: Time) -> bool {
-        let Some(board) = &self.board else { return false };
+    fn enter_recovery_if_lost<W: Window>(&mut self, board: &mut Scoreboard, w: &mut W, now: Time) -> bool {
         if self.phase != Phase::Open || board.to_resend() == 0 || !self.may_enter_recovery(self.snd_una) {
             return false;
         }
-        let pipe = board.pipe();
-        self.enter_sack_recovery(pipe, w, now);
+        self.enter_sack_recovery(board, w, now);
         true
     }
 
-    /// RFC 6675 §5 step 4 with `pipe` segments in flight: a loss event, then recovery.
+    /// RFC 6675 §5 step 4: a loss event, then recovery.
     #[inline(never)]
-    fn enter_sack_recovery<W: Window>(&mut self, pipe: u64, w: &mut W, now: Time) {
+    fn enter_sack_recovery<W: Window>(&mut self, board: &mut Scoreboard, w: &mut W, now: Time) {
+        let pipe = board.pipe();
         self.recover = Some(self.snd_max - 1);
         self.timed = None;
         self.counters.fast_retransmits += 1;
@@ -1151,7 +1173,7 @@ impl SubflowSender {
         self.prr = PrrState { delivered: 0, out: 0, recover_fs: pipe, sacked: 0 };
         match self.settings.recovery {
             // The first retransmission goes out whatever the window (RFC 6675 step 4.3).
-            Recovery::Prr => self.prr_window(0, 1, false, w),
+            Recovery::Prr => self.prr_window(0, 1, false, Some(board), w),
             Recovery::NewReno => w.set_cwnd(w.ssthresh()),
             Recovery::Ns2 => {
                 // tcp.cc `slowdown`: cwnd_ is the window less the decrease, below
@@ -1160,7 +1182,7 @@ impl SubflowSender {
                 // tcp-sack1.cc: `pipe_ = maxseq_ - highest_ack_ - 3`, and the first
                 // retransmission is not counted in it (the send below adds one).
                 self.ns2_pipe = (self.snd_max - self.snd_una) as i64 - 3 - 1;
-                self.board.as_deref_mut().expect("SACK").mark_holes_below_highest_sacked();
+                board.mark_holes_below_highest_sacked();
             }
         }
     }

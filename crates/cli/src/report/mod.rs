@@ -355,6 +355,7 @@ fn run_variant(variant: &Sweep, file: &Path, dir: &Path, jobs: usize, engine: En
         quiet: true,
         fluid: false,
         engine,
+        caller: crate::sweep::Caller::CommandLine,
     };
     let started = std::time::Instant::now();
     crate::sweep::prepare(variant, &args)?;
