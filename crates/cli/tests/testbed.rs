@@ -505,6 +505,7 @@ fn what_the_kernel_cannot_run_is_refused_naming_the_key() {
             "flow.tcp.paths",
         ),
         (vec!["--set", "tcp.jitter=1ms"], "tcp.jitter"),
+        (vec!["--set", "tcp.instant_acks=true"], "tcp.instant_acks"),
         (vec!["--set", "sim.serialization=\"htsim\""], "sim.serialization"),
         (vec!["--set", "link.bottleneck.rate=1Gbps"], "link.bottleneck.rate"),
         (vec!["--set", "sim.duration=7200s"], "sim.duration"),

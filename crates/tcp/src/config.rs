@@ -470,6 +470,11 @@ settings! {
     ack_latency_median: Time, SettingKind::Time, Time::ZERO;
     /// The 99th percentile of the receiver's ACK latency (with `ack_latency_median`).
     ack_latency_p99: Time, SettingKind::Time, Time::ZERO;
+    /// ACKs reach the sender the instant the receiver sends them, crossing no link and no
+    /// propagation delay (with the receiver's ACK latency, if any, alone): the return route of
+    /// htsim's datacenter mains, which hold only the source. Otherwise an ACK takes the reverse
+    /// of its data path's delays, or its `reverse_paths`.
+    instant_acks: bool, SettingKind::Bool, false;
     /// Each data segment waits a random time, uniform in [0, jitter], before it enters the
     /// network, in order (ns-2's `overhead_`): the standard remedy for drop-tail phase effects.
     jitter: Time, SettingKind::Time, Time::ZERO;

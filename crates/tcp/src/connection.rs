@@ -214,6 +214,9 @@ pub struct ConnectionSettings {
     pub syn_size: u32,
     /// Whether the connection opens with a handshake.
     pub handshake: bool,
+    /// Whether an ACK reaches its sender as the receiver sends it (`instant_acks` without an
+    /// ACK latency): it is taken at once, without a trip through the network.
+    pub acks_at_once: bool,
 }
 
 impl ConnectionSettings {
@@ -226,6 +229,7 @@ impl ConnectionSettings {
             bytes_per_packet: if config.byte_window { mss as f64 } else { 0.0 },
             syn_size: config.syn_size,
             handshake: config.handshake,
+            acks_at_once: config.instant_acks && config.ack_latency_median == Time::ZERO,
         }
     }
 }
@@ -479,6 +483,9 @@ impl Connection {
     pub fn on_syn(&mut self, r: usize, id: PacketId, ctx: &mut Ctx) {
         let p = &mut ctx.net.packets[id];
         p.retransmitted = false;
+        if self.config.acks_at_once {
+            return self.ack_at_once(r, id, ctx);
+        }
         let delivered = ctx.net.send(id, self.senders[r].ack_route(), &mut ctx.events);
         debug_assert!(delivered.is_none(), "every route crosses at least one pipe");
     }
@@ -514,8 +521,35 @@ impl Connection {
         if let Some(latency) = &mut self.ack_latency {
             p.due = latency.due(r, ctx.events.now(), reader && ack.sack[0].1 == 0);
         }
+        if self.config.acks_at_once {
+            return self.ack_at_once(r, id, ctx);
+        }
         let delivered = ctx.net.send(id, self.senders[r].ack_route(), &mut ctx.events);
         debug_assert!(delivered.is_none(), "every route crosses at least one pipe");
+    }
+
+    /// ACK packet `id` of subflow `r` reached the sender as the receiver sent it. Out of line:
+    /// the event loop's copy of the ACK's path stays the one for ACKs that cross the network.
+    #[inline(never)]
+    fn ack_at_once(&mut self, r: usize, id: PacketId, ctx: &mut Ctx) {
+        self.on_ack_packet(r, id, ctx);
+    }
+
+    /// ACK packet `id` of subflow `r` reached the sender: its acknowledgement is taken, and
+    /// the packet is sent again as data or freed.
+    #[inline(always)]
+    pub fn on_ack_packet(&mut self, r: usize, id: PacketId, ctx: &mut Ctx) {
+        let p = &ctx.net.packets[id];
+        let mut ack = Ack::cumulative(p.seq, p.timestamp, p.retransmitted);
+        if p.sack[0].1 != 0 {
+            ack.sack = p.sack;
+        }
+        let data_ack = p.data_seq;
+        ctx.spare = Some(id);
+        self.on_ack(r, ack, data_ack, ctx);
+        if let Some(unused) = ctx.spare.take() {
+            ctx.net.packets.free(unused);
+        }
     }
 
     /// Brings time integrals up to `now` (before a snapshot or the final report).

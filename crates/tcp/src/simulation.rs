@@ -10,7 +10,6 @@ use sim_core::{BufferLimit, Discipline, EventList, Hop, Link, LinkCounters, Link
 use crate::config::TcpConfig;
 use crate::connection::{Connection, Ctx, TimerScans};
 use crate::event::{Event, MAX_INDEX};
-use crate::receiver::Ack;
 use crate::records::{FlowRecord, LinkRecord, RunOutput, RunStats, Sample, SubflowRecord};
 use crate::sender::{SenderCounters, SubflowSender};
 use crate::seqset::SeqSet;
@@ -290,6 +289,8 @@ impl Simulation {
             // The ACK latency: likewise a pipe in front of the way back.
             let latency = (spec.tcp.ack_latency_median > Time::ZERO).then(|| Hop::Pipe(self.ctx.net.add_pipe(Pipe::new(Time::ZERO))));
             let ack_route = match &spec.reverse_paths {
+                // (Without a latency pipe, the connection takes such ACKs without a route.)
+                _ if spec.tcp.instant_acks => self.ctx.net.add_route(latency, endpoint(global, false)),
                 Some(rev) => self.ctx.net.add_route(latency.into_iter().chain(rev[r].iter().map(forward)), endpoint(global, false)),
                 None => self.ctx.net.add_route(
                     latency.into_iter().chain(path.iter().rev().map(|l| Hop::Pipe(links[l.0 as usize].reverse))),
@@ -395,17 +396,7 @@ impl Simulation {
                             c.on_data(r as usize, d.packet, ctx);
                         }
                     } else {
-                        let p = &ctx.net.packets[d.packet];
-                        let mut ack = Ack::cumulative(p.seq, p.timestamp, p.retransmitted);
-                        if p.sack[0].1 != 0 {
-                            ack.sack = p.sack;
-                        }
-                        let data_ack = p.data_seq;
-                        ctx.spare = Some(d.packet);
-                        c.on_ack(r as usize, ack, data_ack, ctx);
-                        if let Some(unused) = ctx.spare.take() {
-                            ctx.net.packets.free(unused);
-                        }
+                        c.on_ack_packet(r as usize, d.packet, ctx);
                     }
                 }
             }

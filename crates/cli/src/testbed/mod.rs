@@ -130,6 +130,9 @@ fn plan(s: &Scenario) -> Result<Plan, String> {
             }
         };
         laws.push(law);
+        if spec.tcp.instant_acks {
+            return no("tcp.instant_acks", &format!("(of {}) the kernel's ACKs cross the network back", model.key));
+        }
         if spec.tcp.jitter > Time::ZERO {
             return no("tcp.jitter", &format!("(of {}) the send jitter is the simulator's; the kernel sends when it sends", model.key));
         }

@@ -213,6 +213,30 @@ fn acks_cross_a_given_reverse_path_and_delayed_acks_halve_them() {
     assert!(delayed.links[0].utilization > 0.9, "utilization {}", delayed.links[0].utilization);
 }
 
+#[test]
+fn instant_acks_take_the_way_back_out_of_the_round_trip() {
+    let run = |instant_acks: bool| {
+        let mut sim = Simulation::new(config(Time::from_secs(2), Time::ZERO, 1));
+        let l = sim.add_link(link("l", Rate::mbps(100), Time::from_ms(10), BufferLimit::Packets(1000)));
+        let mut f = bulk("f", vec![l], Time::ZERO);
+        f.tcp.instant_acks = instant_acks;
+        // A window of 20 packets: far below the link's, so the RTT sets the rate.
+        f.receive_buffer = Some(20);
+        sim.add_flow(f);
+        let out = sim.run();
+        assert_conserved(&out);
+        out
+    };
+    let (back, instant) = (run(false), run(true));
+    // The minimum RTT: the data's serialization (0.12 ms) and 10 ms each way, or one way.
+    let serialization = 1500.0 * 8.0 / 100e6;
+    assert!((back.subflows[0].min_rtt_s - (0.020 + serialization)).abs() < 1e-6, "{}", back.subflows[0].min_rtt_s);
+    assert!((instant.subflows[0].min_rtt_s - (0.010 + serialization)).abs() < 1e-6, "{}", instant.subflows[0].min_rtt_s);
+    // 20 packets a round trip: twice the rate when the round trip is half.
+    let ratio = instant.flows[0].goodput_bps / back.flows[0].goodput_bps;
+    assert!((1.9..2.05).contains(&ratio), "goodput ratio {ratio}");
+}
+
 /// Send limits sampled every millisecond for one flow through a 20-packet drop-tail buffer
 /// (10 Mb/s: a packet, hence a duplicate ACK, every 1.2 ms), from its first loss event on:
 /// the window before it, then 150 samples.

@@ -293,6 +293,9 @@ pub fn agent_settings(c: &TcpConfig, mss: u32, window: f64) -> std::result::Resu
             "ns-2.35's sinks acknowledge as data arrives: set ack_latency_median = \"0s\" and ack_latency_p99 = \"0s\"",
         );
     }
+    if c.instant_acks {
+        return no("instant_acks", "ns-2's ACKs cross the reverse links: set instant_acks = false");
+    }
     if mss <= NS2_HEADER {
         return no("mss", "ns-2's packets carry a 40-byte header: sim.mss must exceed 40 bytes");
     }

@@ -243,6 +243,12 @@ impl Scenario {
         let spec = &mut previous.spec;
         spec.reverse_paths = match &flow.reverse_paths {
             None => None,
+            Some(_) if spec.tcp.instant_acks => {
+                return Err(self.error(
+                    format!("{}.reverse_paths", flow.key),
+                    "ACKs that arrive at once (tcp.instant_acks = true) cross no link: remove reverse_paths, or set instant_acks = false",
+                ));
+            }
             Some(rev) => Some(self.routes(flow, "reverse_paths", rev, index)?),
         };
         let start = flow.start;

@@ -55,6 +55,9 @@ pub enum TopologyKind {
         k: u32,
         /// Rate divisor of every link above the edge (1: none).
         oversubscription: f64,
+        /// The buffer of each host's link to its edge switch (its NIC), drop-tail; `None`: the
+        /// links' buffer and queue.
+        nic_buffer: Option<BufferValue>,
     },
 }
 
@@ -175,7 +178,8 @@ fn read_fat_tree(t: &mut Reader) -> Result<TopologyKind> {
             t.error("oversubscription", format!("expected a ratio from 1 (none) to 1000, such as 4 for 4:1, got {oversubscription}"))
         );
     }
-    Ok(TopologyKind::FatTree { k, oversubscription })
+    let nic_buffer = t.buffer("nic_buffer")?;
+    Ok(TopologyKind::FatTree { k, oversubscription, nic_buffer })
 }
 
 fn read_overrides(t: &mut Reader) -> Result<Vec<LinkOverride>> {

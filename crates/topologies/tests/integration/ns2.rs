@@ -490,6 +490,7 @@ fn the_export_refuses_settings_it_cannot_write_and_writes_the_delayed_ack_timeou
     for (key, value) in [
         ("byte_window", "true"),
         ("syn_ack_grows", "true"),
+        ("instant_acks", "true"),
         ("ack_latency_median", "\"50us\"\nack_latency_p99 = \"1ms\"\ndelayed_ack = true\nquick_acks = 0"),
     ] {
         let s = scenario(

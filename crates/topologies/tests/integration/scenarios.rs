@@ -262,6 +262,23 @@ fn each_class_of_mistake_names_file_key_and_expectation() {
 }
 
 #[test]
+fn instant_acks_take_no_reverse_path_and_shorten_the_fluid_round_trip() {
+    let e = error(&with("tcp = { delayed_ack = true }", "tcp = { instant_acks = true }\nreverse_paths = [[\"bottleneck\"]]"), &[]);
+    assert_eq!(
+        e,
+        "bad.toml: flow.f.reverse_paths: ACKs that arrive at once (tcp.instant_acks = true) cross no link: remove reverse_paths, or set instant_acks = false"
+    );
+    // The fluid model's propagation RTT: the data's way alone (1 ms + 5 ms), not twice it.
+    let rtt = |sets: &[(String, String)]| {
+        let s = load_text("good.toml", GOOD, sets).unwrap_or_else(|e| panic!("{e}"));
+        s.build_fluid().unwrap_or_else(|e| panic!("{e}")).network.propagation_rtt(0, 0)
+    };
+    assert!((rtt(&[]) - 0.012).abs() < 1e-12, "{}", rtt(&[]));
+    let instant = rtt(&[("tcp.instant_acks".into(), "true".into())]);
+    assert!((instant - 0.006).abs() < 1e-12, "{instant}");
+}
+
+#[test]
 fn a_missing_file_is_named() {
     let err = topologies::load(std::path::Path::new("no/such/file.toml"), &[]).unwrap_err();
     assert!(err.to_string().starts_with("no/such/file.toml: cannot read the file"), "{err}");

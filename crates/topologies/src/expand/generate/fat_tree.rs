@@ -8,11 +8,13 @@
 //! and back: the network core whose utilization seed 002 Table 3 reports).
 //!
 //! Oversubscription r:1 divides the rate of every link above the edge by r, so that an edge
-//! switch's hosts can send r times what its uplinks carry.
+//! switch's hosts can send r times what its uplinks carry. A NIC buffer gives each host's link
+//! to its edge switch a drop-tail buffer of its own (htsim's host queue never drops, so a
+//! deep one stands for it).
 
-use crate::model::LinkModel;
+use crate::model::{LinkModel, QueueModel};
 use crate::read::LinkDefaults;
-use crate::units::RateValue;
+use crate::units::{BufferValue, RateValue};
 
 /// Host-to-host routing in a fat-tree.
 #[derive(Clone, Debug)]
@@ -67,19 +69,25 @@ impl FatTree {
     }
 }
 
-/// The links of the k-ary fat-tree, those above the edge at `1/ratio` of the rate.
-pub(super) fn build(d: &LinkDefaults, k: u32, ratio: f64) -> (Vec<LinkModel>, FatTree) {
+/// The links of the k-ary fat-tree, those above the edge at `1/ratio` of the rate, the hosts'
+/// own with a drop-tail buffer of `nic` when given.
+pub(super) fn build(d: &LinkDefaults, k: u32, ratio: f64, nic: Option<BufferValue>) -> (Vec<LinkModel>, FatTree) {
     let mut upper = d.clone();
     upper.rate = match d.rate {
         RateValue::Bps(b) => RateValue::Bps(b / ratio),
         RateValue::Pps(p) => RateValue::Pps(p / ratio),
     };
+    let mut host = d.clone();
+    if let Some(buffer) = nic {
+        host.buffer = buffer;
+        host.queue = QueueModel::DropTail;
+    }
     let tree = FatTree { k };
     let half = k / 2;
     let mut links = Vec::new();
     for h in 0..tree.hosts() {
         let (p, e) = tree.place(h);
-        links.push(d.link(format!("h{h}>e{p}_{e}"), "host"));
+        links.push(host.link(format!("h{h}>e{p}_{e}"), "host"));
         links.push(d.link(format!("e{p}_{e}>h{h}"), "host"));
     }
     for p in 0..k {

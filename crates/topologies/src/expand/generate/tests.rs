@@ -1,7 +1,8 @@
 use super::*;
 use crate::load_text;
+use crate::model::QueueModel;
 use crate::model::Scenario;
-use crate::units::RateValue;
+use crate::units::{BufferValue, RateValue, SizeValue};
 use sim_core::rng::stream;
 
 fn scenario(body: &str) -> Scenario {
@@ -50,6 +51,23 @@ fn oversubscription_slows_the_links_above_the_edge() {
     assert_eq!(rate("e0_0>a0_0"), RateValue::Bps(25e6));
     assert_eq!(rate("a0_0>c0"), RateValue::Bps(25e6));
     assert_eq!(s.links.iter().filter(|l| l.group == "core").count(), 256);
+}
+
+#[test]
+fn a_nic_buffer_is_the_hosts_uplinks_own_and_drop_tail() {
+    let queue = "queue = { kind = \"random-drop\", zone = \"3pkt\", probability = 0.1 }\n";
+    let flow = "[[flow]]\nname = \"f\"\nfrom = \"h0\"\nto = \"h9\"\n";
+    let s = scenario(&format!("{FAT_TREE}{queue}nic_buffer = \"10000pkt\"\n{flow}"));
+    let link = |name: &str| s.links.iter().find(|l| l.name == name).expect("link");
+    assert_eq!(link("h0>e0_0").buffer, BufferValue::Size(SizeValue::Packets(10_000.0)));
+    assert_eq!(link("h0>e0_0").queue, QueueModel::DropTail);
+    for other in ["e0_0>h0", "e0_0>a0_0", "a0_0>c0", "c0>a0_0"] {
+        assert_eq!(link(other).buffer, BufferValue::Size(SizeValue::Packets(100.0)), "{other}");
+        assert!(matches!(link(other).queue, QueueModel::RandomDrop { .. }), "{other}");
+    }
+    // Without it, every link has the topology's buffer and queue.
+    let s = scenario(&format!("{FAT_TREE}{queue}{flow}"));
+    assert!(s.links.iter().all(|l| l.buffer == BufferValue::Size(SizeValue::Packets(100.0)) && l.queue != QueueModel::DropTail));
 }
 
 #[test]
