@@ -32,6 +32,32 @@ pub fn d2_with_profile(flows: u64, duration: &str, warmup: &str, profile: Option
     scenario.build().expect("D2 builds")
 }
 
+/// The text of `scenarios/htsim-datacenter.toml`: csg-htsim's datacenter network, compiled in
+/// as [`D2`] is.
+pub const DATACENTER: &str = include_str!("../scenarios/htsim-datacenter.toml");
+
+/// The datacenter network with a k-ary fat-tree, `subflows` subflows a connection and
+/// `senders` hosts opening one (`None`: every host), simulated for `duration` with statistics
+/// from `warmup`, with run seed `seed`.
+pub fn datacenter(k: u32, subflows: u32, senders: Option<u32>, (duration, warmup): (&str, &str), seed: u64) -> Simulation {
+    let mut sets: Vec<(String, String)> = [
+        ("topology.k", k.to_string()),
+        ("traffic.perm.subflows", subflows.to_string()),
+        ("sim.duration", duration.to_string()),
+        ("sim.warmup", warmup.to_string()),
+        ("sim.seed", seed.to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    if let Some(n) = senders {
+        let hosts = k * k * k / 4;
+        sets.push(("traffic.perm.senders".to_string(), format!("{{ share = [0.0, {}] }}", n as f64 / hosts as f64)));
+    }
+    let scenario = topologies::load_text("scenarios/htsim-datacenter.toml", DATACENTER, &sets).unwrap_or_else(|e| panic!("{e}"));
+    scenario.build().unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// [`d2_with_profile`] writing one line per drop at the bottleneck to `trace`: "picoseconds flow
 /// packet", the packet numbered from 0 for the first data packet and -1 for the SYN (the
 /// format of `benches/htsim-compare`'s htsim driver, so the two traces compare line by line).

@@ -27,7 +27,7 @@ use super::routes::Routing;
 use crate::error::{Result, ScenarioError};
 use crate::model::FlowModel;
 use crate::model::MAX_FLOWS;
-use crate::read::{PathDecl, PoissonTarget, Senders, SizeDistribution, TrafficDecl, TrafficKind};
+use crate::read::{PathDecl, PoissonTarget, Senders, SizeDistribution, Subflows, TrafficDecl, TrafficKind};
 use crate::units::SizeValue;
 
 /// The flows of generator `g`; `end` is the end of the run.
@@ -72,7 +72,7 @@ pub(super) fn generate(g: &TrafficDecl, routing: Routing, end: Time) -> Result<V
 /// checked as a drawn flow's are, so a mistake there is found in a short run too.
 pub(super) fn template(g: &TrafficDecl, routing: Routing) -> Result<FlowModel> {
     let name = format!("{}.template", g.name);
-    let between_hosts = |subflows: Option<usize>| -> Result<Vec<Vec<String>>> {
+    let between_hosts = |subflows: Option<Subflows>| -> Result<Vec<Vec<String>>> {
         let topology = routing.host_topology(&format!("{}.kind", g.key))?;
         let mut rng = stream(routing.seed, &format!("flow.{name}.paths"));
         Ok(if topology.hosts() >= 2 { choose_paths(&topology.host_paths(0, 1), subflows, &mut rng) } else { Vec::new() })
@@ -229,7 +229,7 @@ fn poisson_between_hosts(
     routing: Routing,
     law: &Poisson,
     (start, stop): (Time, Time),
-    (topology, from, to, subflows): (&Topology, &[u32], &Destinations, Option<usize>),
+    (topology, from, to, subflows): (&Topology, &[u32], &Destinations, Option<Subflows>),
 ) -> Result<Vec<FlowModel>> {
     let mut flows = Vec::new();
     for &src in from {

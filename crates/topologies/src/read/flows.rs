@@ -58,7 +58,38 @@ pub struct PathDecl {
     /// The paths' source.
     pub source: PathSource,
     /// `subflows`: take this many of the paths at random (`None`: all of them).
-    pub subflows: Option<usize>,
+    pub subflows: Option<Subflows>,
+}
+
+/// How many of its equal-cost paths a flow takes, and how they are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Subflows {
+    /// `subflows`: how many.
+    pub count: usize,
+    /// `path_choice`: how.
+    pub choice: PathChoice,
+}
+
+/// How a flow's subflows draw their paths among the equal-cost ones.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PathChoice {
+    /// Distinct paths while there are enough, then paths drawn again.
+    #[default]
+    Distinct,
+    /// A draw of its own for each subflow, so that two may share a path, and no more subflows
+    /// than paths (htsim's datacenter mains).
+    Independent,
+}
+
+/// Reads `subflows` (`default` when absent) and `path_choice`.
+pub(crate) fn read_subflows(t: &mut Reader, default: Option<usize>) -> Result<Option<Subflows>> {
+    let count = t.bounded("subflows", 1..=64, "subflows")?.map(|n| n as usize).or(default);
+    let choice = t.choice("path_choice", &[("distinct", PathChoice::Distinct), ("independent", PathChoice::Independent)])?;
+    match (count, choice) {
+        (Some(count), choice) => Ok(Some(Subflows { count, choice: choice.unwrap_or_default() })),
+        (None, Some(_)) => Err(t.error("path_choice", "draws the paths of `subflows`: set subflows too, or remove path_choice")),
+        (None, None) => Ok(None),
+    }
 }
 
 /// Where a flow's paths come from.
@@ -91,7 +122,7 @@ impl PathDecl {
 
     /// Reads `paths`, `route`, or `from` and `to`, and `subflows`.
     pub(crate) fn read(t: &mut Reader) -> Result<PathDecl> {
-        let subflows = t.bounded("subflows", 1..=64, "subflows")?.map(|n| n as usize);
+        let subflows = read_subflows(t, None)?;
         let written = read_paths(t, "paths")?;
         let route = t.string("route")?;
         let hosts = (t.string("from")?, t.string("to")?);

@@ -22,7 +22,7 @@ use crate::model::{CaptureModel, FluidModel, LinkModel, Meta, MetricsModel, SimM
 use crate::model::{MAX_CAPTURES, MAX_FLOWS, MAX_LINKS};
 use reader::{Reader, type_name};
 
-pub use flows::{FlowDecl, PathDecl, PathSource, StartModel};
+pub use flows::{FlowDecl, PathChoice, PathDecl, PathSource, StartModel, Subflows};
 pub(crate) use links::expand_name;
 pub use links::{LinkSettings, QUEUE_KINDS};
 pub(crate) use settings::read_meta;

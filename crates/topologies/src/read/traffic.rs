@@ -8,7 +8,7 @@ use sim_core::Time;
 use toml::Value;
 
 use super::flows::StartModel;
-use super::flows::{PathDecl, read_cc, read_size, read_start};
+use super::flows::{PathDecl, Subflows, read_cc, read_size, read_start, read_subflows};
 use super::reader::{Reader, type_name};
 use super::settings::read_tcp;
 use crate::error::Result;
@@ -73,7 +73,7 @@ pub enum TrafficKind {
         /// Which hosts send.
         senders: Senders,
         /// Subflows per flow, on random equal-cost paths.
-        subflows: Option<usize>,
+        subflows: Option<Subflows>,
         /// Transfer size (`None`: bulk).
         size: Option<SizeValue>,
         /// When the flows start.
@@ -95,7 +95,7 @@ pub enum PoissonTarget {
         /// Each sender to its partner in the run's derangement (else to a random other host).
         permutation: bool,
         /// Subflows per flow, on random equal-cost paths.
-        subflows: Option<usize>,
+        subflows: Option<Subflows>,
     },
 }
 
@@ -245,8 +245,8 @@ fn read_senders(t: &mut Reader) -> Result<Senders> {
 }
 
 /// Subflows per generated flow: one (a single-path flow on a random equal-cost path) unless set.
-fn subflows(t: &mut Reader) -> Result<Option<usize>> {
-    Ok(Some(t.bounded("subflows", 1..=64, "subflows")?.unwrap_or(1) as usize))
+fn subflows(t: &mut Reader) -> Result<Option<Subflows>> {
+    read_subflows(t, Some(1))
 }
 
 fn poisson(t: &mut Reader, mss: u32) -> Result<TrafficKind> {

@@ -18,7 +18,7 @@ use sim_core::rng::Stream;
 
 use crate::error::{Result, ScenarioError, suggestion};
 use crate::model::LinkModel;
-use crate::read::{LinkOverride, TopologyKind, TopologySpec};
+use crate::read::{LinkOverride, PathChoice, Subflows, TopologyKind, TopologySpec};
 
 pub use fat_tree::FatTree;
 
@@ -105,9 +105,13 @@ fn apply_override(o: &LinkOverride, link: &mut LinkModel) {
 }
 
 /// The paths a flow takes from `route`: all of them, or `subflows` chosen at random from `rng`:
-/// distinct paths while there are enough, then paths drawn again at random.
-pub fn choose_paths(route: &[Vec<String>], subflows: Option<usize>, rng: &mut Stream) -> Vec<Vec<String>> {
-    let Some(n) = subflows else { return route.to_vec() };
+/// distinct paths while there are enough, then paths drawn again at random; or with
+/// [`PathChoice::Independent`] a draw for each subflow, as many as there are paths at most.
+pub fn choose_paths(route: &[Vec<String>], subflows: Option<Subflows>, rng: &mut Stream) -> Vec<Vec<String>> {
+    let Some(Subflows { count: n, choice }) = subflows else { return route.to_vec() };
+    if choice == PathChoice::Independent {
+        return (0..n.min(route.len())).map(|_| route[rng.random_range(0..route.len())].clone()).collect();
+    }
     let mut order: Vec<usize> = (0..route.len()).collect();
     order.shuffle(rng);
     let mut chosen: Vec<Vec<String>> = order.iter().take(n).map(|&i| route[i].clone()).collect();

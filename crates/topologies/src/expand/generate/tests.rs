@@ -2,6 +2,7 @@ use super::*;
 use crate::load_text;
 use crate::model::QueueModel;
 use crate::model::Scenario;
+use crate::read::{PathChoice, Subflows};
 use crate::units::{BufferValue, RateValue, SizeValue};
 use sim_core::rng::stream;
 
@@ -87,9 +88,39 @@ fn subflows_take_distinct_random_paths_decided_by_the_seed() {
     assert_ne!(a.flows[0].paths, other.flows[0].paths, "another seed, other paths");
     // More subflows than paths: all of them, then repeats.
     let route = vec![one("a"), one("b")];
-    let chosen = choose_paths(&route, Some(5), &mut stream(1, "x"));
+    let distinct = Some(Subflows { count: 5, choice: PathChoice::Distinct });
+    let chosen = choose_paths(&route, distinct, &mut stream(1, "x"));
     assert_eq!(chosen.len(), 5);
     assert!(chosen.contains(&one("a")) && chosen.contains(&one("b")));
+}
+
+#[test]
+fn independent_draws_may_share_a_path_and_take_no_more_subflows_than_paths() {
+    let route: Vec<Vec<String>> = (0..16).map(|i| one(&format!("p{i}"))).collect();
+    let independent = |count| Some(Subflows { count, choice: PathChoice::Independent });
+    // Four draws among 16 paths share one with probability 1 − (16·15·14·13)/16⁴ ≈ 0.33: over
+    // 200 flows some do, where distinct draws never do.
+    let mut shared = 0;
+    for f in 0..200 {
+        let mut chosen = choose_paths(&route, independent(4), &mut stream(1, &format!("f{f}")));
+        assert_eq!(chosen.len(), 4);
+        chosen.sort();
+        chosen.dedup();
+        shared += (chosen.len() < 4) as u32;
+        let distinct = choose_paths(&route, Some(Subflows { count: 4, choice: PathChoice::Distinct }), &mut stream(1, &format!("f{f}")));
+        assert!(distinct.iter().enumerate().all(|(i, p)| !distinct[..i].contains(p)));
+    }
+    assert!((40..95).contains(&shared), "{shared} of 200 flows share a path");
+    // One path between hosts under the same edge switch: one subflow.
+    assert_eq!(choose_paths(&route[..1], independent(4), &mut stream(1, "x")).len(), 1);
+    // In a scenario, with `subflows`; without it, `path_choice` has nothing to draw.
+    let body = |extra: &str| format!("{FAT_TREE}[[flow]]\nname = \"mp\"\ncc = \"lia\"\nfrom = \"h0\"\nto = \"h1\"\n{extra}");
+    assert_eq!(scenario(&body("subflows = 4\npath_choice = \"independent\"\n")).flows[0].paths.len(), 1);
+    assert_eq!(scenario(&body("subflows = 4\n")).flows[0].paths.len(), 4);
+    assert_eq!(
+        error(&body("path_choice = \"independent\"\n")),
+        "t.toml: flow.mp.path_choice: draws the paths of `subflows`: set subflows too, or remove path_choice"
+    );
 }
 
 #[test]

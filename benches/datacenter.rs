@@ -1,0 +1,54 @@
+//! Runs csg-htsim's datacenter network (`scenarios/htsim-datacenter.toml`) once and prints what
+//! `benches/htsim-datacenter` compares: lines `dc KEY VALUE`, then `conn I BPS` per connection.
+//!
+//! `cargo run --release -p equipoise-benches --bin datacenter -- K SUBFLOWS DURATION WARMUP [SEED [SENDERS]]`
+//! (times as the scenario writes them: `0.5s`, `100ms`).
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let usage = "usage: datacenter K SUBFLOWS DURATION WARMUP [SEED [SENDERS]]";
+    let number = |i: usize, what: &str| -> u64 {
+        args.get(i)
+            .map(|s| s.parse().unwrap_or_else(|_| panic!("{what} must be a whole number, got {s}\n{usage}")))
+            .unwrap_or_else(|| panic!("{usage}"))
+    };
+    let (k, subflows) = (number(1, "K") as u32, number(2, "SUBFLOWS") as u32);
+    let duration = args.get(3).map(String::as_str).unwrap_or_else(|| panic!("{usage}"));
+    let warmup = args.get(4).map(String::as_str).unwrap_or_else(|| panic!("{usage}"));
+    let seed = if args.len() > 5 { number(5, "SEED") } else { 1 };
+    let senders = (args.len() > 6).then(|| number(6, "SENDERS") as u32);
+    let sim = equipoise_benches::datacenter(k, subflows, senders, (duration, warmup), seed);
+    let out = sim.run();
+    let s = out.stats;
+    // After the warm-up: data packets the senders sent, and those the queues dropped (with
+    // ACKs that arrive at once, every packet in a queue is data).
+    let sent: u64 = out.flows.iter().map(|f| f.packets_sent).sum();
+    let dropped: u64 = out.links.iter().map(|l| l.queue_drops + l.random_losses).sum();
+    println!("dc hosts {}", k * k * k / 4);
+    println!("dc connections {}", out.flows.len());
+    println!("dc events {}", s.events);
+    println!("dc delivered {}", s.data_delivered);
+    println!("dc sent {sent}");
+    println!("dc drops {dropped}");
+    if let Some(peak) = equipoise_benches::peak_rss_bytes() {
+        println!("dc peak_bytes {peak}");
+    }
+    // Drops by place, from the fat-tree's link names (`h5>e0_1`, `e0_1>a0_2`, `a0_2>c9`, …).
+    let mut drops_at = std::collections::BTreeMap::new();
+    for l in &out.links {
+        let tier = |node: &str| match node.as_bytes().first() {
+            Some(b'h') => "host",
+            Some(b'e') => "edge",
+            Some(b'a') => "aggregation",
+            _ => "core",
+        };
+        let (from, to) = l.link.split_once('>').unwrap_or((&l.link, ""));
+        *drops_at.entry(format!("{}>{}", tier(from), tier(to))).or_insert(0) += l.queue_drops + l.random_losses;
+    }
+    for (place, n) in drops_at {
+        println!("drops_at {place} {n}");
+    }
+    for (i, f) in out.flows.iter().enumerate() {
+        println!("conn {i} {:.1}", f.goodput_bps);
+    }
+}
