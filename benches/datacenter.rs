@@ -1,23 +1,37 @@
 //! Runs csg-htsim's datacenter network (`scenarios/htsim-datacenter.toml`) once and prints what
 //! `benches/htsim-datacenter` compares: lines `dc KEY VALUE`, then `conn I BPS` per connection.
 //!
-//! `cargo run --release -p equipoise-benches --bin datacenter -- K SUBFLOWS DURATION WARMUP [SEED [SENDERS]]`
-//! (times as the scenario writes them: `0.5s`, `100ms`).
+//! `cargo run --release -p equipoise-benches --bin datacenter -- K SUBFLOWS DURATION WARMUP [SEED [SENDERS [KEY=VALUE …]]]`
+//! (times as the scenario writes them: `0.5s`, `100ms`; each `KEY=VALUE` as `equipoise run
+//! --set` takes it, such as `traffic.perm.cc="uncoupled"`).
+
+const USAGE: &str = "usage: datacenter K SUBFLOWS DURATION WARMUP [SEED [SENDERS [KEY=VALUE ...]]]";
+
+/// Says what is wrong and ends the process with status 2.
+fn fail(message: &str) -> ! {
+    eprintln!("datacenter: {message}\n{USAGE}");
+    std::process::exit(2)
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: datacenter K SUBFLOWS DURATION WARMUP [SEED [SENDERS]]";
-    let number = |i: usize, what: &str| -> u64 {
-        args.get(i)
-            .map(|s| s.parse().unwrap_or_else(|_| panic!("{what} must be a whole number, got {s}\n{usage}")))
-            .unwrap_or_else(|| panic!("{usage}"))
+    let arg = |i: usize, what: &str| args.get(i).map(String::as_str).unwrap_or_else(|| fail(&format!("missing {what}")));
+    let number = |i: usize, what: &str| -> u32 {
+        let text = arg(i, what);
+        text.parse().unwrap_or_else(|_| fail(&format!("{what} must be a whole number, got {text}")))
     };
-    let (k, subflows) = (number(1, "K") as u32, number(2, "SUBFLOWS") as u32);
-    let duration = args.get(3).map(String::as_str).unwrap_or_else(|| panic!("{usage}"));
-    let warmup = args.get(4).map(String::as_str).unwrap_or_else(|| panic!("{usage}"));
-    let seed = if args.len() > 5 { number(5, "SEED") } else { 1 };
-    let senders = (args.len() > 6).then(|| number(6, "SENDERS") as u32);
-    let sim = equipoise_benches::datacenter(k, subflows, senders, (duration, warmup), seed);
+    let (k, subflows) = (number(1, "K"), number(2, "SUBFLOWS"));
+    let (duration, warmup) = (arg(3, "DURATION"), arg(4, "WARMUP"));
+    let seed = if args.len() > 5 { u64::from(number(5, "SEED")) } else { 1 };
+    let senders = (args.len() > 6).then(|| number(6, "SENDERS"));
+    let sets: Vec<(String, String)> = args
+        .iter()
+        .skip(7)
+        .map(|a| {
+            a.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())).unwrap_or_else(|| fail(&format!("{a}: expected KEY=VALUE")))
+        })
+        .collect();
+    let sim = equipoise_benches::datacenter(k, subflows, senders, (duration, warmup), seed, &sets).unwrap_or_else(|e| fail(&e));
     let out = sim.run();
     let s = out.stats;
     // After the warm-up: data packets the senders sent, and those the queues dropped (with

@@ -13,18 +13,20 @@ pub fn d2(flows: u64, duration: &str, warmup: &str) -> Simulation {
     d2_with_profile(flows, duration, warmup, None)
 }
 
+/// Key paths and values as `--set` gives them.
+fn settings<const N: usize>(pairs: [(&str, String); N]) -> Vec<(String, String)> {
+    pairs.into_iter().map(|(key, value)| (key.to_string(), value)).collect()
+}
+
 /// [`d2`] with another TCP profile, if given (`linux`, `newreno`, …).
 pub fn d2_with_profile(flows: u64, duration: &str, warmup: &str, profile: Option<&str>) -> Simulation {
     let stagger_ps = 1_000_000_000 / flows;
-    let mut sets: Vec<(String, String)> = [
+    let mut sets = settings([
         ("flow.tcp.count", flows.to_string()),
         ("flow.tcp.stagger", format!("{stagger_ps}ps")),
         ("sim.duration", duration.to_string()),
         ("sim.warmup", warmup.to_string()),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect();
+    ]);
     if let Some(p) = profile {
         sets.push(("tcp.profile".to_string(), format!("\"{p}\"")));
     }
@@ -38,24 +40,30 @@ pub const DATACENTER: &str = include_str!("../scenarios/htsim-datacenter.toml");
 
 /// The datacenter network with a k-ary fat-tree, `subflows` subflows a connection and
 /// `senders` hosts opening one (`None`: every host), simulated for `duration` with statistics
-/// from `warmup`, with run seed `seed`.
-pub fn datacenter(k: u32, subflows: u32, senders: Option<u32>, (duration, warmup): (&str, &str), seed: u64) -> Simulation {
-    let mut sets: Vec<(String, String)> = [
+/// from `warmup`, with run seed `seed`, and `more` settings (key paths and values, as `--set`);
+/// `Err` names the key of a setting the scenario refuses.
+pub fn datacenter(
+    k: u32,
+    subflows: u32,
+    senders: Option<u32>,
+    (duration, warmup): (&str, &str),
+    seed: u64,
+    more: &[(String, String)],
+) -> Result<Simulation, String> {
+    let mut sets = settings([
         ("topology.k", k.to_string()),
         ("traffic.perm.subflows", subflows.to_string()),
         ("sim.duration", duration.to_string()),
         ("sim.warmup", warmup.to_string()),
         ("sim.seed", seed.to_string()),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect();
+    ]);
     if let Some(n) = senders {
         let hosts = k * k * k / 4;
         sets.push(("traffic.perm.senders".to_string(), format!("{{ share = [0.0, {}] }}", n as f64 / hosts as f64)));
     }
-    let scenario = topologies::load_text("scenarios/htsim-datacenter.toml", DATACENTER, &sets).unwrap_or_else(|e| panic!("{e}"));
-    scenario.build().unwrap_or_else(|e| panic!("{e}"))
+    sets.extend_from_slice(more);
+    let scenario = topologies::load_text("scenarios/htsim-datacenter.toml", DATACENTER, &sets).map_err(|e| e.to_string())?;
+    scenario.build().map_err(|e| e.to_string())
 }
 
 /// [`d2_with_profile`] writing one line per drop at the bottleneck to `trace`: "picoseconds flow
