@@ -130,9 +130,13 @@ impl Scenario {
             let instant_acks = self.tcp_config(flow)?.instant_acks;
             for (p, path) in flow.paths.iter().enumerate() {
                 let links = self.route(|| format!("{}.paths[{p}]", flow.key), path, &index, |l| l)?;
-                // ACKs that arrive at once: the propagation RTT is the data's way alone.
-                let one_way = || links.iter().map(|&l| self.links[l].delay.as_secs_f64()).sum();
-                f = f.subflow(if instant_acks { Subflow::with_rtt(links.clone(), one_way()) } else { Subflow::new(links) });
+                f = f.subflow(if instant_acks {
+                    // ACKs that arrive at once: the propagation RTT is the data's way alone.
+                    let one_way = links.iter().map(|&l| self.links[l].delay.as_secs_f64()).sum();
+                    Subflow::with_rtt(links, one_way)
+                } else {
+                    Subflow::new(links)
+                });
                 names.push(path.join(">"));
             }
             network.add_flow(f);
