@@ -84,15 +84,16 @@ impl MinHeap {
         // per level), then sift `last` up from the hole; it came from the bottom, so it
         // rarely climbs.
         let mut i = 0;
-        loop {
-            let left = 2 * i + 1;
-            if left >= n {
-                break;
-            }
-            let right = left + 1;
-            let child = if right < n && entries[right] < entries[left] { right } else { left };
-            entries[i] = entries[child];
-            i = child;
+        // Where both children exist, the smaller is chosen without a branch: the comparison
+        // of two pending events' times is a coin toss a predictor cannot learn.
+        while let Some(&[left, right]) = entries.get(2 * i + 1..2 * i + 3) {
+            let right_smaller = right < left;
+            entries[i] = if right_smaller { right } else { left };
+            i = 2 * i + 1 + usize::from(right_smaller);
+        }
+        if let Some(&left) = entries.get(2 * i + 1) {
+            entries[i] = left;
+            i = 2 * i + 1;
         }
         while i > 0 {
             let parent = (i - 1) / 2;
