@@ -331,11 +331,27 @@ mod tests {
         assert!(!process_runs(child.id()));
     }
 
-    fn scratch(name: &str) -> PathBuf {
+    /// A test's folder under the temporary directory, removed when the test ends.
+    struct Scratch(PathBuf);
+
+    impl std::ops::Deref for Scratch {
+        type Target = Path;
+        fn deref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn scratch(name: &str) -> Scratch {
         let dir = std::env::temp_dir().join(format!("equipoise-output-{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
-        dir
+        Scratch(dir)
     }
 
     fn files(text: &str) -> Vec<(String, Vec<u8>)> {
@@ -352,7 +368,7 @@ mod tests {
         assert_eq!(prepare(&dir, false, &[]), Ok(Target::Replace));
         write(&dir, Target::Replace, &files("two")).unwrap();
         assert_eq!(fs::read_to_string(dir.join("a.parquet")).unwrap(), "two");
-        let left: Vec<_> = fs::read_dir(&root).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let left: Vec<_> = fs::read_dir(&*root).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(left, vec![std::ffi::OsString::from("out")], "no temporaries left");
     }
 

@@ -22,7 +22,7 @@ mod common;
 
 use common::{equipoise, stderr};
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     common::scratch("testbed", name)
 }
 
@@ -192,7 +192,6 @@ fn a_link_carries_its_rate_with_its_delay_and_holds_its_buffer() {
     assert_eq!(meta("equipoise.source").as_deref(), Some("testbed"));
     assert!(meta("equipoise.testbed.kernel").is_some_and(|v| !v.is_empty()));
     assert!(namespaces_of(pid).is_empty(), "the run removed its namespaces");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `[[capture]]` on the testbed records the kernel's own packets where they meet the link:
@@ -236,7 +235,6 @@ fn a_capture_holds_the_kernels_packets_as_the_link_met_them() {
     }
     assert!(seen.abs_diff(retx) <= 2, "the capture's retransmissions {seen}, the kernel's {retx}");
     assert!(count("tcp.len == 0 && ip.src == 198.19.1.1") > 100, "the ACKs, the other way");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A two-path flow is a kernel MPTCP connection with one subflow pinned to each path: alone on
@@ -269,7 +267,6 @@ fn a_two_path_flow_is_an_mptcp_connection_with_a_subflow_on_each_path() {
     let flow = table(&out, "flows").column("goodput_bps").unwrap().f64().unwrap().get(0).unwrap();
     assert!((flow / 15e6 - 1.0).abs() < 0.05, "the connection's goodput {flow} against 15 Mb/s of links");
     assert!(namespaces_of(pid).is_empty(), "the run removed its namespaces, the multipath sender's too");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A flow's `stop` ends its new data there, as in a simulation: what the three flows of
@@ -296,7 +293,6 @@ fn a_flow_sends_no_new_data_past_its_stop() {
     // And the bound does not keep the kernel waiting for data before the stop.
     let goodput: f64 = flows.column("goodput_bps").unwrap().f64().unwrap().sum().unwrap();
     assert!(goodput > 8e6, "the flows' goodput {goodput} b/s on a 10 Mb/s link");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -328,7 +324,6 @@ fn a_stopped_or_killed_run_leaves_no_namespace_behind() {
     assert_eq!(namespaces_of(pid).len(), 3, "SIGKILL leaves them");
     short_run(&file, &dir.join("next"));
     assert!(namespaces_of(pid).is_empty(), "the next run removed the killed run's namespaces");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// SIGINT while the run is being set up, sent as a terminal or `timeout` sends it, to the whole
@@ -376,7 +371,6 @@ fn an_interrupt_during_the_setup_is_reported_as_the_signal() {
         );
         assert!(namespaces_of(pid).is_empty(), "interrupted {delay} ms after its first namespace: every namespace removed");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Access links faster than the emulator's range, which their flows cannot fill behind a
@@ -415,7 +409,6 @@ fn fast_links_that_cannot_bind_run_as_delay_alone() {
     let min_rtt = table(&out, "subflows").column("min_rtt_s").unwrap().f64().unwrap().min().unwrap();
     assert!((0.03..=0.0315).contains(&min_rtt), "minimum RTT {min_rtt} s\n{printed}");
     assert!(namespaces_of(pid).is_empty(), "the run removed its namespaces");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `EQUIPOISE_TESTBED_SETUP` runs once the run's namespaces and devices are made and before
@@ -487,7 +480,6 @@ fn a_setup_command_runs_before_the_sockets_and_a_failing_one_fails_the_run() {
     assert!(!o.status.success(), "a failing setup command fails the run");
     assert!(stderr(&o).contains("EQUIPOISE_TESTBED_SETUP (exit 3) failed"), "{}", stderr(&o));
     assert!(namespaces_of(pid).is_empty(), "the failed run removed its namespaces");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -523,7 +515,6 @@ fn what_the_kernel_cannot_run_is_refused_naming_the_key() {
         assert!(stderr(&o).contains(key), "{sets:?}: the error names {key}: {}", stderr(&o));
         assert!(!out.exists(), "{sets:?}: refused before anything is made");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// One case of the agreement grid: Reno flows on link `a`, and maybe a two-path MPTCP flow
@@ -773,7 +764,6 @@ fn two_short_cases_agree_with_the_kernel() {
         let [rt, rs] = a.retransmissions;
         assert!((rt - rs).abs() <= 0.25 * rt.max(rs) + 3.0, "{}: retransmissions {rt} against {rs}", a.name);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The agreement grid of docs/testbed.md: each case three times on the testbed and as a
@@ -793,7 +783,7 @@ fn agreement_grid() {
 }
 
 /// Prints a grid of docs/testbed.md: its header, each row as `row` makes it (in a scratch
-/// folder named `name`, removed after), and the wall time they took.
+/// folder named `name`), and the wall time they took.
 fn print_grid(name: &str, header: &str, rows: impl FnOnce(&Path, &dyn Fn(String))) {
     let _beside = ALONE.read().unwrap_or_else(|e| e.into_inner());
     let started = Instant::now();
@@ -801,7 +791,6 @@ fn print_grid(name: &str, header: &str, rows: impl FnOnce(&Path, &dyn Fn(String)
     println!("{header}");
     rows(&dir, &|row| println!("{row}"));
     println!("\nwall time: {:.1} min", started.elapsed().as_secs_f64() / 60.0);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// One network of the sharing grid: Reno flows of unequal round trips through one bottleneck
@@ -943,7 +932,6 @@ fn two_short_sharing_cases_agree_with_the_kernel() {
         println!("{}\n{}", Agreement::SHARING_HEADER, a.sharing_row());
         assert!(a.sharing_misses().is_empty(), "{}", a.sharing_row());
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The sharing grid of docs/testbed.md: each case three times on the testbed and as a
@@ -1092,7 +1080,6 @@ fn lia_in_the_kernel_couples_the_subflows_and_leaves_nothing_registered() {
     assert!(lia <= 1.3, "LIA takes at most 1.3 times the TCP's goodput: {lia:.2}");
     assert!(uncoupled > lia, "uncoupled ({uncoupled:.2}) takes more than LIA ({lia:.2})");
     assert_eq!(congestion_controls(), before, "the kernel's congestion controls are as they were");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A run's laws are unregistered when it is stopped; a run killed with SIGKILL leaves them
@@ -1123,7 +1110,6 @@ fn a_killed_runs_laws_are_unregistered_by_the_next_run() {
     assert!(congestion_controls().contains(&format!("eqolia{pid}")), "SIGKILL leaves it registered");
     short_run(&file, &dir.join("next"));
     assert_eq!(congestion_controls(), before, "the next run (of the kernel's Reno) unregistered the killed run's law");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The coupled grid of docs/testbed.md: each law on each case three times on the testbed and
@@ -1205,7 +1191,6 @@ fn cubic_agrees_with_the_kernels() {
         cubic(1) / 1e6
     );
     assert!(Agreement::relative(beside.aggregate).abs() <= 0.05 + beside.aggregate_noise, "aggregate {:?}", beside.aggregate);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A sweep whose `[paper]` names the kernel: `report --platforms` runs it on the testbed with
@@ -1261,7 +1246,6 @@ fn a_sweeps_findings_are_checked_on_the_kernel_without_the_points_it_cannot_run(
     let flows = dataset_table(&dir.join("sim-testbed"), "flows");
     assert!(flows.column("goodput_bps").unwrap().f64().unwrap().into_no_null_iter().all(|g| g > 1e6), "{flows}");
     assert_eq!(congestion_controls(), before, "the kernel's congestion controls are as they were");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A sweep on the testbed stopped by SIGTERM mid-run writes nothing of that run and leaves no
@@ -1298,5 +1282,4 @@ fn a_stopped_testbed_sweep_keeps_its_finished_runs_and_resumes() {
     let o = equipoise(&resumed);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(dataset_table(&out, "runs").height(), 2);
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -79,7 +79,6 @@ impl MinHeap {
         let last = self.entries.pop()?;
         let entries = self.entries.as_mut_slice();
         let Some(&top) = entries.first() else { return Some(last) };
-        let n = entries.len();
         // Floyd's pop: move the smaller child up level by level to the bottom (one comparison
         // per level), then sift `last` up from the hole; it came from the bottom, so it
         // rarely climbs.

@@ -11,12 +11,13 @@ use std::path::{Path, PathBuf};
 use crate::common::{self, equipoise};
 use polars::prelude::*;
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     common::scratch("capture", name)
 }
 
-/// Runs `scenario` with `args` into a fresh directory; returns it.
-fn run(name: &str, scenario: &str, args: &[&str]) -> PathBuf {
+/// Runs `scenario` with `args` into a fresh directory; returns the scratch folder (removed when
+/// dropped) and the run's output directory in it.
+fn run(name: &str, scenario: &str, args: &[&str]) -> (common::Scratch, PathBuf) {
     let dir = scratch(name);
     let file = dir.join("s.toml");
     std::fs::write(&file, scenario).unwrap();
@@ -25,7 +26,7 @@ fn run(name: &str, scenario: &str, args: &[&str]) -> PathBuf {
     all.extend_from_slice(args);
     let o = equipoise(&all);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    out
+    (dir, out)
 }
 
 fn column(dir: &Path, table: &str, name: &str) -> u64 {
@@ -45,7 +46,7 @@ fn tshark_counts_what_the_simulator_counted() {
     if !tshark::have_tshark("tshark_counts_what_the_simulator_counted") {
         return;
     }
-    let out = run("counts", &LOSSY.replace("PROFILE", "newreno").replace("LOSS", "0.01"), &[]);
+    let (_dir, out) = run("counts", &LOSSY.replace("PROFILE", "newreno").replace("LOSS", "0.01"), &[]);
     let pcap = out.join("capture-l.pcapng");
     tshark::assert_clean(&pcap, &[]);
     let count = |filter: &str| tshark::count(&pcap, &[], filter) as u64;
@@ -73,7 +74,7 @@ fn sack_blocks_cover_only_data_the_receiver_got() {
     if !tshark::have_tshark("sack_blocks_cover_only_data_the_receiver_got") {
         return;
     }
-    let out = run("sack", &LOSSY.replace("PROFILE", "linux").replace("LOSS", "0.03"), &[]);
+    let (_dir, out) = run("sack", &LOSSY.replace("PROFILE", "linux").replace("LOSS", "0.03"), &[]);
     let pcap = out.join("capture-l.pcapng");
     tshark::assert_clean(&pcap, &[]);
     // Data that crossed the link (not dropped), by relative sequence number and time.
@@ -118,7 +119,7 @@ fn a_multipath_flow_is_one_mptcp_connection_with_continuous_data_sequence() {
         [[link]]\nname = \"a\"\nrate = \"20Mbps\"\ndelay = \"10ms\"\nbuffer = \"1000pkt\"\n\
         [[link]]\nname = \"b\"\nrate = \"5Mbps\"\ndelay = \"30ms\"\nbuffer = \"1000pkt\"\n\
         [[flow]]\nname = \"mp\"\ncc = \"lia\"\npaths = [[\"a\"], [\"b\"]]\nsize = \"3000000B\"\n";
-    let out = run("mptcp", scenario, &["--capture", "a+b:mp"]);
+    let (_dir, out) = run("mptcp", scenario, &["--capture", "a+b:mp"]);
     let pcap = out.join("capture-a+b.pcapng");
     tshark::assert_clean(&pcap, &tshark::MPTCP_PREFS);
     let rows = tshark::fields(&pcap, &tshark::MPTCP_PREFS, "tcp.len > 0", &["tcp.stream", "mptcp.stream", "mptcp.dsn"]);

@@ -2,7 +2,7 @@
 //! bad input fails cleanly without leaving partial results.
 
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 use crate::common::{self, equipoise, metadata};
@@ -10,7 +10,7 @@ use polars::prelude::*;
 
 const SCENARIO: &str = "../../scenarios/dumbbell.toml";
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     common::unused_path("cli", name)
 }
 

@@ -33,11 +33,8 @@ fn root() -> PathBuf {
 }
 
 /// A scratch directory of this test process, empty.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("equipoise-docs-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a scratch directory");
-    dir
+fn scratch(name: &str) -> crate::common::Scratch {
+    crate::common::scratch("docs", name)
 }
 
 /// README.md and every Markdown page under docs/, in a fixed order.

@@ -56,7 +56,7 @@ fn ok(o: Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     common::scratch("finite", name)
 }
 

@@ -2,12 +2,12 @@
 //! the dataset's fluid side and its dashed line in a plot, and refusals by key.
 
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::common::{self, equipoise};
 use polars::prelude::*;
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     common::scratch("fluid", name)
 }
 
@@ -98,7 +98,8 @@ fn what_the_model_cannot_represent_fails_by_key_and_writes_nothing() {
 /// (Theorem 1's best paths tie).
 #[test]
 fn a_solve_that_does_not_converge_says_what_to_try() {
-    let out = scratch("olia").join("out");
+    let dir = scratch("olia");
+    let out = dir.join("out");
     let scenario = "../../scenarios/seed002-fig13.toml";
     let sets = ["--set", "topology.k=4", "--set", "traffic.perm.cc=rsf-lb", "--set", "fluid.queueing=none"];
     let rsf = equipoise(&[&["fluid", scenario][..], &sets, &["--out", out.to_str().unwrap()]].concat());

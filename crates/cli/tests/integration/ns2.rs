@@ -10,7 +10,7 @@ use polars::prelude::*;
 
 const PARALLEL: &str = "../../scenarios/parallel-droptail.toml";
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     common::unused_path("ns2-cli", name)
 }
 

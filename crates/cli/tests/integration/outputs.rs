@@ -1,7 +1,7 @@
 //! No command ever deletes or replaces a file it did not write: every kind of output location
 //! a user may name, tried end to end.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 const SCENARIO: &str = "../../scenarios/dumbbell.toml";
@@ -11,10 +11,8 @@ fn equipoise_in(cwd: &Path, args: &[&str]) -> Output {
 }
 
 /// A fresh folder holding the user's own `notes.txt`.
-fn project(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("equipoise-outputs-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+fn project(name: &str) -> crate::common::Scratch {
+    let dir = crate::common::scratch("outputs", name);
     std::fs::write(dir.join("notes.txt"), "the user's").unwrap();
     dir
 }

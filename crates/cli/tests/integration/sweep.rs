@@ -33,10 +33,8 @@ fn ok(o: Output) -> Output {
 }
 
 /// A scratch directory with the scenario and a sweep file whose grid is `grid`.
-fn setup(name: &str, grid: &str) -> (PathBuf, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("equipoise-sweep-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+fn setup(name: &str, grid: &str) -> (crate::common::Scratch, PathBuf) {
+    let dir = crate::common::scratch("sweep", name);
     std::fs::write(dir.join("base.toml"), SCENARIO).unwrap();
     let sweep = dir.join("sweep.toml");
     std::fs::write(&sweep, format!("scenario = \"base.toml\"\nreplicates = 3\nseed = 9\n\n{grid}")).unwrap();
@@ -197,7 +195,7 @@ fn every_swept_key_is_checked_against_the_scenario_as_a_run_would() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains(expected) && err.contains("sim.warmup: must be shorter than sim.duration"), "{err}");
     // A sweep whose keys all fit validates, [quick] variant included.
-    let (_, file) = setup("fits", GRID);
+    let (_dir, file) = setup("fits", GRID);
     let o = ok(equipoise(&["validate", file.to_str().unwrap()]));
     assert!(String::from_utf8_lossy(&o.stdout).contains("[quick] variant ok"));
 }
@@ -328,9 +326,7 @@ fn slurm_mode_writes_a_job_array_script() {
 
 #[test]
 fn an_aimd_model_sweeps_like_a_scenario() {
-    let dir = std::env::temp_dir().join(format!("equipoise-sweep-{}-aimd", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::common::scratch("sweep", "aimd");
     let base = "[aimd]\npolicy = \"largest-rate\"\nevents = 2000\n\n[[aimd.group]]\nname = \"tcp\"\ncount = 1\n";
     std::fs::write(dir.join("base.toml"), base).unwrap();
     let file = dir.join("sweep.toml");
@@ -354,9 +350,7 @@ fn an_aimd_model_sweeps_like_a_scenario() {
 fn thousands_of_tiny_runs_in_small_batches() {
     // 4 000 one-millisecond runs, two per file: the size at which batches nested on one
     // thread's stack (a worker waiting in polars' pool took on more batches) and overflowed it.
-    let dir = std::env::temp_dir().join(format!("equipoise-sweep-many-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::common::scratch("sweep", "many");
     let scenario = std::path::absolute("../../scenarios/dumbbell.toml").unwrap();
     std::fs::write(
         dir.join("s.toml"),
@@ -406,9 +400,7 @@ fn equipoise_within(seconds: u64, dir: &Path, args: &[&str]) -> Output {
 /// the key and the path, before anything is made.
 #[test]
 fn huge_grids_and_special_files_are_refused_within_seconds() {
-    let dir = std::env::temp_dir().join(format!("equipoise-sweep-{}-refused", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::common::scratch("sweep", "refused");
     let fat_tree = std::path::absolute("../../scenarios/seed002-fig13.toml").unwrap();
     let levels = |n: usize, f: &dyn Fn(usize) -> String| format!("[{}]", (0..n).map(f).collect::<Vec<_>>().join(", "));
     let integers = |n: usize| levels(n, &|i| (i + 1).to_string());
