@@ -44,6 +44,9 @@ fn main() {
     println!("dc delivered {}", s.data_delivered);
     println!("dc sent {sent}");
     println!("dc drops {dropped}");
+    // Subflows that delivered nothing after the warm-up.
+    println!("dc subflows {}", out.subflows.len());
+    println!("dc stalled_subflows {}", out.subflows.iter().filter(|s| s.goodput_bps == 0.0).count());
     if let Some(peak) = equipoise_benches::peak_rss_bytes() {
         println!("dc peak_bytes {peak}");
     }
