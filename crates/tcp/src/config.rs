@@ -194,6 +194,7 @@ impl Profile {
                 timer_granularity: Time::from_ms(10),
                 byte_window: true,
                 handshake: true,
+                subflows_at_once: true,
                 syn_size: 1,
                 syn_ack_grows: true,
                 lost_syn_resets_window: true,
@@ -452,6 +453,10 @@ settings! {
     rtt_every_ack: bool, SettingKind::Bool, false;
     /// A SYN / SYN-ACK exchange before data (and before each additional subflow's data).
     handshake: bool, SettingKind::Bool, false;
+    /// With a handshake, every subflow of a multipath connection sends its SYN at the start,
+    /// as htsim's `MultipathTcpSrc` opens its `TcpSrc` subflows each on its own; otherwise the
+    /// others join once the first is established, as MPTCP's do (RFC 8684).
+    subflows_at_once: bool, SettingKind::Bool, false;
     /// Size of the SYN and SYN-ACK on the wire, bytes (zero: the ACK size).
     syn_size: u32, SettingKind::Bytes, 0;
     /// A lost SYN (its timer expired) leaves a window of one packet and sets ssthresh as a

@@ -214,6 +214,8 @@ pub struct ConnectionSettings {
     pub syn_size: u32,
     /// Whether the connection opens with a handshake.
     pub handshake: bool,
+    /// Whether every subflow opens at the start (htsim), not after the first (MPTCP).
+    pub subflows_at_once: bool,
     /// Whether an ACK reaches its sender as the receiver sends it (`instant_acks` without an
     /// ACK latency): it is taken at once, without a trip through the network.
     pub acks_at_once: bool,
@@ -229,6 +231,7 @@ impl ConnectionSettings {
             bytes_per_packet: if config.byte_window { mss as f64 } else { 0.0 },
             syn_size: config.syn_size,
             handshake: config.handshake,
+            subflows_at_once: config.subflows_at_once,
             acks_at_once: config.instant_acks && config.ack_latency_median == Time::ZERO,
         }
     }

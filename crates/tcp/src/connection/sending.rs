@@ -150,8 +150,8 @@ macro_rules! with_sender {
 }
 
 impl Connection {
-    /// Starts the connection: its first subflow's SYN, or (without a handshake) data on every
-    /// subflow.
+    /// Starts the connection: its first subflow's SYN (every subflow's with
+    /// `subflows_at_once`), or (without a handshake) data on every subflow.
     pub fn start(&mut self, ctx: &mut Ctx) {
         self.started = true;
         let now = ctx.events.now();
@@ -159,7 +159,10 @@ impl Connection {
             s.start_cwnd_clock(now);
         }
         if self.config.handshake {
-            self.send_syn(0, ctx);
+            let opening = if self.config.subflows_at_once { self.senders.len() } else { 1 };
+            for r in 0..opening {
+                self.send_syn(r, ctx);
+            }
         } else {
             self.schedule(ctx);
         }
@@ -362,7 +365,7 @@ impl Connection {
                 return;
             }
             AckOutcome::Established => {
-                if r == 0 {
+                if r == 0 && !self.config.subflows_at_once {
                     // MPTCP: the other subflows join once the first is established.
                     for other in 1..self.senders.len() {
                         self.send_syn(other, ctx);

@@ -193,3 +193,44 @@ fn cc_state_mean_averages_lias_a_over_the_time_series() {
     let out = s.build().expect("builds").run();
     assert_eq!(metric(&s.metrics(&out), "all"), None, "no time series");
 }
+
+/// Under the `htsim` profile a multipath connection's subflows send their SYNs together at
+/// the start, as htsim's `TcpSrc` subflows each open on their own; with
+/// `subflows_at_once = false` the second joins once the first is established, a round trip
+/// later (5 ms each way and the 1-byte SYN's 80 ns at 100 Mb/s), as MPTCP's do.
+#[test]
+fn htsim_opens_every_subflow_at_once_and_mptcp_joins_after_the_first() {
+    const TWO_PATHS: &str = "[sim]\nduration = \"100ms\"\nwarmup = \"0s\"\n[tcp]\nprofile = \"htsim\"\n\
+        [[link]]\nname = \"a\"\nrate = \"100Mbps\"\ndelay = \"5ms\"\nbuffer = \"100pkt\"\n\
+        [[link]]\nname = \"b\"\nrate = \"100Mbps\"\ndelay = \"5ms\"\nbuffer = \"100pkt\"\n\
+        [[flow]]\nname = \"mp\"\ncc = \"lia\"\npaths = [[\"a\"], [\"b\"]]\n";
+    let first_syns = |sets: &[(String, String)]| {
+        let mut s = topologies::load_text("two-paths.toml", TWO_PATHS, sets).expect("loads");
+        s.captures.push(topologies::model::CaptureModel {
+            key: "capture".into(),
+            links: s.links.iter().map(|l| l.name.clone()).collect(),
+            flows: None,
+            from: sim_core::Time::ZERO,
+            until: None,
+        });
+        let mut sim = s.build().expect("builds");
+        let syns = Arc::new(Mutex::new([None; 2]));
+        struct FirstSyns(Arc<Mutex<[Option<u64>; 2]>>);
+        impl tcp::CaptureSink for FirstSyns {
+            fn write(&mut self, _: usize, seg: &capture::Segment) {
+                let first = &mut self.0.lock().unwrap()[seg.subflow as usize];
+                if seg.syn && !seg.from_receiver && first.is_none() {
+                    *first = Some(seg.time_ps);
+                }
+            }
+        }
+        sim.set_capture_sink(Box::new(FirstSyns(syns.clone())));
+        sim.run();
+        let syns = *syns.lock().unwrap();
+        syns.map(|t| t.expect("each subflow sends a SYN"))
+    };
+    assert_eq!(first_syns(&[]), [0, 0], "htsim: both SYNs at the start (ps)");
+    let [first, second] = first_syns(&[("tcp.subflows_at_once".into(), "false".into())]);
+    assert_eq!(first, 0);
+    assert_eq!(second, 10_000_080_000, "MPTCP: the second SYN one round trip after the first (ps)");
+}
