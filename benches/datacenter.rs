@@ -37,19 +37,6 @@ fn main() {
     // After the warm-up: data packets the senders sent, and those the queues dropped (with
     // ACKs that arrive at once, every packet in a queue is data).
     let sent: u64 = out.flows.iter().map(|f| f.packets_sent).sum();
-    let dropped: u64 = out.links.iter().map(|l| l.queue_drops + l.random_losses).sum();
-    println!("dc hosts {}", k * k * k / 4);
-    println!("dc connections {}", out.flows.len());
-    println!("dc events {}", s.events);
-    println!("dc delivered {}", s.data_delivered);
-    println!("dc sent {sent}");
-    println!("dc drops {dropped}");
-    // Subflows that delivered nothing after the warm-up.
-    println!("dc subflows {}", out.subflows.len());
-    println!("dc stalled_subflows {}", out.subflows.iter().filter(|s| s.goodput_bps == 0.0).count());
-    if let Some(peak) = equipoise_benches::peak_rss_bytes() {
-        println!("dc peak_bytes {peak}");
-    }
     // Drops by place, from the fat-tree's link names (`h5>e0_1`, `e0_1>a0_2`, `a0_2>c9`, …).
     let mut drops_at = std::collections::BTreeMap::new();
     for l in &out.links {
@@ -61,6 +48,19 @@ fn main() {
         };
         let (from, to) = l.link.split_once('>').unwrap_or((&l.link, ""));
         *drops_at.entry(format!("{}>{}", tier(from), tier(to))).or_insert(0) += l.queue_drops + l.random_losses;
+    }
+    let dropped: u64 = drops_at.values().sum();
+    println!("dc hosts {}", k * k * k / 4);
+    println!("dc connections {}", out.flows.len());
+    println!("dc events {}", s.events);
+    println!("dc delivered {}", s.data_delivered);
+    println!("dc sent {sent}");
+    println!("dc drops {dropped}");
+    // Subflows that delivered nothing after the warm-up.
+    println!("dc subflows {}", out.subflows.len());
+    println!("dc stalled_subflows {}", out.subflows.iter().filter(|s| s.goodput_bps == 0.0).count());
+    if let Some(peak) = equipoise_benches::peak_rss_bytes() {
+        println!("dc peak_bytes {peak}");
     }
     for (place, n) in drops_at {
         println!("drops_at {place} {n}");

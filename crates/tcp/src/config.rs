@@ -194,7 +194,6 @@ impl Profile {
                 timer_granularity: Time::from_ms(10),
                 byte_window: true,
                 handshake: true,
-                subflows_at_once: true,
                 syn_size: 1,
                 syn_ack_grows: true,
                 lost_syn_resets_window: true,

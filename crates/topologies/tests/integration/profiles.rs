@@ -194,12 +194,12 @@ fn cc_state_mean_averages_lias_a_over_the_time_series() {
     assert_eq!(metric(&s.metrics(&out), "all"), None, "no time series");
 }
 
-/// Under the `htsim` profile a multipath connection's subflows send their SYNs together at
-/// the start, as htsim's `TcpSrc` subflows each open on their own; with
-/// `subflows_at_once = false` the second joins once the first is established, a round trip
-/// later (5 ms each way and the 1-byte SYN's 80 ns at 100 Mb/s), as MPTCP's do.
+/// With `subflows_at_once` a multipath connection's subflows send their SYNs together at the
+/// start, as htsim's `TcpSrc` subflows each open on their own; the `htsim` profile itself
+/// keeps MPTCP's join: the second subflow's SYN once the first is established, a round trip
+/// later (5 ms each way and the 1-byte SYN's 80 ns at 100 Mb/s).
 #[test]
-fn htsim_opens_every_subflow_at_once_and_mptcp_joins_after_the_first() {
+fn subflows_open_at_once_as_htsims_or_join_after_the_first_as_mptcps() {
     const TWO_PATHS: &str = "[sim]\nduration = \"100ms\"\nwarmup = \"0s\"\n[tcp]\nprofile = \"htsim\"\n\
         [[link]]\nname = \"a\"\nrate = \"100Mbps\"\ndelay = \"5ms\"\nbuffer = \"100pkt\"\n\
         [[link]]\nname = \"b\"\nrate = \"100Mbps\"\ndelay = \"5ms\"\nbuffer = \"100pkt\"\n\
@@ -229,8 +229,8 @@ fn htsim_opens_every_subflow_at_once_and_mptcp_joins_after_the_first() {
         let syns = *syns.lock().unwrap();
         syns.map(|t| t.expect("each subflow sends a SYN"))
     };
-    assert_eq!(first_syns(&[]), [0, 0], "htsim: both SYNs at the start (ps)");
-    let [first, second] = first_syns(&[("tcp.subflows_at_once".into(), "false".into())]);
+    assert_eq!(first_syns(&[("tcp.subflows_at_once".into(), "true".into())]), [0, 0], "at once: both SYNs at the start (ps)");
+    let [first, second] = first_syns(&[]);
     assert_eq!(first, 0);
     assert_eq!(second, 10_000_080_000, "MPTCP: the second SYN one round trip after the first (ps)");
 }
