@@ -7,7 +7,8 @@ use crate::config::RtoFormula;
 /// SRTT, RTTVAR and RTO in integer picoseconds, with exponential backoff.
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
-    srtt: Option<Time>,
+    /// `Time::NEVER` before the first sample.
+    srtt: Time,
     /// RFC 6298's RTTVAR; under Linux's formula, `mdev`, its per-sample twin.
     rttvar: Time,
     min_rtt: Time,
@@ -15,21 +16,35 @@ pub struct RttEstimator {
     backoff: u32,
     min_rto: Time,
     max_rto: Time,
-    formula: RtoFormula,
-    /// Linux: the largest `4·mdev` of the current round trip (`mdev_max_us`).
-    mdev_max: Time,
-    /// Linux: the variance term of the timeout, `rttvar_us` (4·RTTVAR, at least `min_rto`).
-    linux_rttvar: Time,
-    /// Linux: the round ends when this sequence is acknowledged (`rtt_seq`).
-    round_end: u64,
     /// `rto · 2^backoff` capped at `max_rto`, kept current because it is read on every ACK.
     timeout: Time,
-    /// ns-2: its estimator's state.
-    ns2: Ns2Timer,
+    /// The formula, with the state only it keeps.
+    formula: Formula,
+}
+
+/// Which formula sets the timeout, with the state only that formula keeps (every sender
+/// holds an estimator, so the others' state would cost each of them its bytes).
+#[derive(Clone, Debug)]
+enum Formula {
+    Rfc6298,
+    Linux(LinuxRounds),
+    /// Boxed: the largest state, and only ns-2's profile keeps it.
+    Ns2(Box<Ns2Timer>),
+}
+
+/// Linux's per-round state of the variance term.
+#[derive(Clone, Copy, Debug)]
+struct LinuxRounds {
+    /// The largest `4·mdev` of the current round trip (`mdev_max_us`).
+    mdev_max: Time,
+    /// The variance term of the timeout, `rttvar_us` (4·RTTVAR, at least `min_rto`).
+    rttvar: Time,
+    /// The round ends when this sequence is acknowledged (`rtt_seq`).
+    round_end: u64,
 }
 
 /// ns-2.35's `TcpAgent` timer state (tcp.cc): SRTT in eighths of a tick, RTTVAR in quarters,
-/// the backoff multiplier and the tick.
+/// the backoff multiplier and the tick, and the one segment being timed.
 #[derive(Clone, Copy, Debug)]
 struct Ns2Timer {
     tick: Time,
@@ -39,25 +54,65 @@ struct Ns2Timer {
     rttvar: i32,
     /// `t_backoff_`: 1, 2, 4, … 64.
     backoff: u32,
+    /// The timed segment (`rtt_seq_`) and when it was sent (`rtt_ts_`; `Time::NEVER` when
+    /// none is timed): one new segment at a time gives the samples, none after a
+    /// retransmission until a new one.
+    timed_seq: u64,
+    timed_at: Time,
 }
 
 impl RttEstimator {
     /// An estimator before any sample: RTO is `initial_rto` (RFC 6298 (2.1)).
     pub fn new(initial_rto: Time, min_rto: Time, max_rto: Time, formula: RtoFormula, tick: Time) -> Self {
         RttEstimator {
-            srtt: None,
+            srtt: Time::NEVER,
             rttvar: Time::ZERO,
             min_rtt: Time::NEVER,
             rto: initial_rto,
             backoff: 0,
             min_rto,
             max_rto,
-            formula,
-            mdev_max: Time::ZERO,
-            linux_rttvar: Time::ZERO,
-            round_end: 0,
             timeout: initial_rto.min(max_rto),
-            ns2: Ns2Timer { tick: tick.max(Time(1)), srtt: 0, rttvar: 0, backoff: 1 },
+            formula: match formula {
+                RtoFormula::Rfc6298 => Formula::Rfc6298,
+                RtoFormula::Linux => Formula::Linux(LinuxRounds { mdev_max: Time::ZERO, rttvar: Time::ZERO, round_end: 0 }),
+                RtoFormula::Ns2 => Formula::Ns2(Box::new(Ns2Timer {
+                    tick: tick.max(Time(1)),
+                    srtt: 0,
+                    rttvar: 0,
+                    backoff: 1,
+                    timed_seq: 0,
+                    timed_at: Time::NEVER,
+                })),
+            },
+        }
+    }
+
+    /// Under ns-2's formula, starts timing segment `seq`, sent at `now` for the first time,
+    /// unless one is being timed already; the other formulas time every segment.
+    #[inline]
+    pub fn time_segment(&mut self, seq: u64, now: Time) {
+        if let Formula::Ns2(n) = &mut self.formula
+            && n.timed_at == Time::NEVER
+        {
+            (n.timed_seq, n.timed_at) = (seq, now);
+        }
+    }
+
+    /// Forgets the timed segment (a loss makes its sample ambiguous).
+    pub fn stop_timing(&mut self) {
+        if let Formula::Ns2(n) = &mut self.formula {
+            n.timed_at = Time::NEVER;
+        }
+    }
+
+    /// When the timed segment was sent, if acknowledgement `next` (the next segment the
+    /// receiver expects) covers it; it is then timed no longer.
+    #[inline]
+    pub fn timed_acknowledged(&mut self, next: u64) -> Option<Time> {
+        match &mut self.formula {
+            Formula::Ns2(n) if n.timed_at != Time::NEVER && next > n.timed_seq => Some(std::mem::replace(&mut n.timed_at, Time::NEVER)),
+            _ => None,
         }
     }
 
@@ -70,10 +125,10 @@ impl RttEstimator {
         let new_min = r < self.min_rtt;
         self.min_rtt = self.min_rtt.min(r);
         match self.formula {
-            RtoFormula::Rfc6298 => self.sample_rfc6298(r),
-            RtoFormula::Linux => self.sample_linux(r, acked, next),
+            Formula::Rfc6298 => self.sample_rfc6298(r),
+            Formula::Linux(_) => self.sample_linux(r, acked, next),
             // ns-2 ends its backoff and sets its timeout itself.
-            RtoFormula::Ns2 => {
+            Formula::Ns2(_) => {
                 self.sample_ns2(sent, now);
                 return new_min;
             }
@@ -88,7 +143,7 @@ impl RttEstimator {
     /// timed segment's acknowledgement, which also ends the backoff.
     #[inline(never)]
     fn sample_ns2(&mut self, sent: Time, now: Time) {
-        let n = &mut self.ns2;
+        let Formula::Ns2(n) = &mut self.formula else { return };
         let ticks = (now.0 / n.tick.0) as i64 - (sent.0 / n.tick.0) as i64;
         let rtt = ticks.clamp(1, i32::MAX as i64) as i32;
         if n.srtt != 0 {
@@ -110,22 +165,16 @@ impl RttEstimator {
         // t_rtxcur_ = SRTT + 4·RTTVAR, in whole ticks.
         let rtxcur = (((n.rttvar as i64) << 3) + n.srtt as i64) >> 3;
         self.rto = Time(n.tick.0.saturating_mul(rtxcur.max(0) as u64));
-        self.srtt = Some(Time(n.tick.0.saturating_mul(n.srtt as u64) / 8));
+        self.srtt = Time(n.tick.0.saturating_mul(n.srtt as u64) / 8);
         n.backoff = 1;
-        self.timeout = self.ns2_timeout();
-    }
-
-    /// tcp.cc `rtt_timeout`: the floor before the backoff, the ceiling, at least two ticks.
-    fn ns2_timeout(&self) -> Time {
-        let base = if self.rto < self.min_rto { self.min_rto } else { self.rto };
-        base.saturating_mul(self.ns2.backoff as u64).min(self.max_rto).max(Time(self.ns2.tick.0.saturating_mul(2)))
+        self.timeout = ns2_timeout(n, self.rto, self.min_rto, self.max_rto);
     }
 
     /// Ends ns-2's backoff without a sample (Sack1, on a partial ACK in recovery).
     pub fn end_backoff(&mut self) {
-        if self.formula == RtoFormula::Ns2 {
-            self.ns2.backoff = 1;
-            self.timeout = self.ns2_timeout();
+        if let Formula::Ns2(n) = &mut self.formula {
+            n.backoff = 1;
+            self.timeout = ns2_timeout(n, self.rto, self.min_rto, self.max_rto);
         }
     }
 
@@ -141,77 +190,69 @@ impl RttEstimator {
 
     #[inline]
     fn sample_rfc6298(&mut self, r: Time) {
-        match self.srtt {
-            None => {
-                // (2.2) SRTT <- R, RTTVAR <- R/2
-                self.srtt = Some(r);
-                self.rttvar = Time(r.0 / 2);
-            }
-            Some(srtt) => {
-                // (2.3) RTTVAR <- 3/4 RTTVAR + 1/4 |SRTT - R'|, then SRTT <- 7/8 SRTT + 1/8 R'
-                let err = srtt.0.abs_diff(r.0);
-                self.rttvar = Time((3 * self.rttvar.0 + err) / 4);
-                self.srtt = Some(Time((7 * srtt.0 + r.0) / 8));
-            }
+        if self.srtt == Time::NEVER {
+            // (2.2) SRTT <- R, RTTVAR <- R/2
+            self.srtt = r;
+            self.rttvar = Time(r.0 / 2);
+        } else {
+            // (2.3) RTTVAR <- 3/4 RTTVAR + 1/4 |SRTT - R'|, then SRTT <- 7/8 SRTT + 1/8 R'
+            let err = self.srtt.0.abs_diff(r.0);
+            self.rttvar = Time((3 * self.rttvar.0 + err) / 4);
+            self.srtt = Time((7 * self.srtt.0 + r.0) / 8);
         }
         // RTO <- SRTT + max(G, 4 RTTVAR), with a clock granularity G of one picosecond; (2.4) floor.
-        let srtt = self.srtt.expect("set above");
-        self.rto = (srtt + Time((4 * self.rttvar.0).max(1))).max(self.min_rto).min(self.max_rto);
+        self.rto = (self.srtt + Time((4 * self.rttvar.0).max(1))).max(self.min_rto).min(self.max_rto);
     }
 
     /// Linux's `tcp_rtt_estimator` and `__tcp_set_rto`, with `rttvar` holding `mdev` (not
     /// scaled by 4 here: the factor is applied where Linux's scaled value is used).
     #[inline(never)]
     fn sample_linux(&mut self, r: Time, acked: u64, next: u64) {
+        let Formula::Linux(round) = &mut self.formula else { return };
         let m = r.0 as i128;
-        match self.srtt {
-            None => {
-                // srtt = m, mdev = m/2, so that RTO = 3·RTT before the floor.
-                self.srtt = Some(r);
-                self.rttvar = Time(r.0 / 2);
-                self.linux_rttvar = Time(4 * self.rttvar.0).max(self.min_rto);
-                self.mdev_max = self.linux_rttvar;
-                self.round_end = next;
+        if self.srtt == Time::NEVER {
+            // srtt = m, mdev = m/2, so that RTO = 3·RTT before the floor.
+            self.srtt = r;
+            self.rttvar = Time(r.0 / 2);
+            round.rttvar = Time(4 * self.rttvar.0).max(self.min_rto);
+            round.mdev_max = round.rttvar;
+            round.round_end = next;
+        } else {
+            let err = m - self.srtt.0 as i128;
+            self.srtt = Time((self.srtt.0 as i128 + err / 8) as u64);
+            // mdev += (|err| - mdev)/4, where a sample below SRTT (a falling RTT) whose
+            // error exceeds mdev weighs 8 times less.
+            let mdev = self.rttvar.0 as i128;
+            let delta = if err < 0 {
+                let d = -err - mdev;
+                if d > 0 { d / 8 } else { d }
+            } else {
+                err - mdev
+            };
+            self.rttvar = Time((mdev + delta / 4).max(0) as u64);
+            let scaled = Time(4 * self.rttvar.0);
+            if scaled > round.mdev_max {
+                round.mdev_max = scaled;
+                round.rttvar = round.rttvar.max(scaled);
             }
-            Some(srtt) => {
-                let err = m - srtt.0 as i128;
-                self.srtt = Some(Time((srtt.0 as i128 + err / 8) as u64));
-                // mdev += (|err| - mdev)/4, where a sample below SRTT (a falling RTT) whose
-                // error exceeds mdev weighs 8 times less.
-                let mdev = self.rttvar.0 as i128;
-                let delta = if err < 0 {
-                    let d = -err - mdev;
-                    if d > 0 { d / 8 } else { d }
-                } else {
-                    err - mdev
-                };
-                self.rttvar = Time((mdev + delta / 4).max(0) as u64);
-                let scaled = Time(4 * self.rttvar.0);
-                if scaled > self.mdev_max {
-                    self.mdev_max = scaled;
-                    self.linux_rttvar = self.linux_rttvar.max(scaled);
+            if acked > round.round_end {
+                // Once per round trip: let the variance term decay towards this round's
+                // largest deviation, and start the next round with the floor.
+                if round.mdev_max < round.rttvar {
+                    round.rttvar = round.rttvar - Time((round.rttvar - round.mdev_max).0 / 4);
                 }
-                if acked > self.round_end {
-                    // Once per round trip: let the variance term decay towards this round's
-                    // largest deviation, and start the next round with the floor.
-                    if self.mdev_max < self.linux_rttvar {
-                        self.linux_rttvar = self.linux_rttvar - Time((self.linux_rttvar - self.mdev_max).0 / 4);
-                    }
-                    self.round_end = next;
-                    self.mdev_max = self.min_rto;
-                }
+                round.round_end = next;
+                round.mdev_max = self.min_rto;
             }
         }
-        let srtt = self.srtt.expect("set above");
-        self.rto = (srtt + self.linux_rttvar).min(self.max_rto);
+        self.rto = (self.srtt + round.rttvar).min(self.max_rto);
     }
 
     /// Doubles the timeout after an expiry (RFC 6298 (5.5)).
     pub fn back_off(&mut self) {
-        if self.formula == RtoFormula::Ns2 {
+        if let Formula::Ns2(n) = &mut self.formula {
             // tcp.cc `rtt_backoff`: double while below 64 or the ceiling; past 8, forget SRTT
             // (kept in RTTVAR) so that the next sample starts the estimate again.
-            let n = &mut self.ns2;
             if n.backoff < 64 || self.timeout < self.max_rto {
                 n.backoff <<= 1;
             }
@@ -219,7 +260,7 @@ impl RttEstimator {
                 n.rttvar = n.rttvar.wrapping_add(n.srtt >> 3);
                 n.srtt = 0;
             }
-            self.timeout = self.ns2_timeout();
+            self.timeout = ns2_timeout(n, self.rto, self.min_rto, self.max_rto);
             return;
         }
         self.backoff = (self.backoff + 1).min(30);
@@ -234,13 +275,19 @@ impl RttEstimator {
 
     /// Smoothed RTT, if sampled.
     pub fn srtt(&self) -> Option<Time> {
-        self.srtt
+        (self.srtt != Time::NEVER).then_some(self.srtt)
     }
 
     /// Smallest RTT sampled, if any.
     pub fn min_rtt(&self) -> Option<Time> {
-        self.srtt.map(|_| self.min_rtt)
+        (self.srtt != Time::NEVER).then_some(self.min_rtt)
     }
+}
+
+/// tcp.cc `rtt_timeout`: the floor before the backoff, the ceiling, at least two ticks.
+fn ns2_timeout(n: &Ns2Timer, rto: Time, min_rto: Time, max_rto: Time) -> Time {
+    let base = if rto < min_rto { min_rto } else { rto };
+    base.saturating_mul(n.backoff as u64).min(max_rto).max(Time(n.tick.0.saturating_mul(2)))
 }
 
 #[cfg(test)]

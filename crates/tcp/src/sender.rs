@@ -244,9 +244,6 @@ pub struct SubflowSender {
     prr: PrrState,
     /// ns-2's `pipe_` in recovery (read only with [`Recovery::Ns2`]); signed, as ns-2's.
     ns2_pipe: i64,
-    /// ns-2's timed segment (`rtt_seq_`, `rtt_ts_`) with `rto_formula = "ns2"`: one new
-    /// segment at a time gives the RTT samples, none after a retransmission until a new one.
-    timed: Option<(u64, Time)>,
     /// TLP: the probe's episode ends when this is acknowledged (RFC 8985 `TLP.end_seq`).
     probe_end: Option<u64>,
     /// TLP: whether the probe resent a segment (its arrival then means a loss was repaired).
@@ -309,7 +306,6 @@ impl SubflowSender {
             cwnd_since: Time::ZERO,
             prr: PrrState::default(),
             ns2_pipe: 0,
-            timed: None,
             probe_end: None,
             probe_resent: false,
             syn_resent: false,
@@ -540,8 +536,8 @@ impl SubflowSender {
         if let Some(b) = &mut self.board {
             b.sent(seq, now);
         }
-        if self.settings.timed_rtt && !retransmission && self.timed.is_none() {
-            self.timed = Some((seq, now));
+        if self.settings.timed_rtt && !retransmission {
+            self.rtt.time_segment(seq, now);
         }
         if seq == self.snd_nxt {
             self.snd_nxt += 1;
@@ -748,7 +744,7 @@ impl SubflowSender {
     /// After a scan (`scanned`), the back-off and the next deadline are the scan's.
     fn timeout<W: Window>(&mut self, now: Time, scanned: bool, w: &mut W) {
         self.counters.timeouts += 1;
-        self.timed = None;
+        self.rtt.stop_timing();
         self.recover = Some(self.snd_max - 1);
         self.dupacks = 0;
         self.probe_end = None;
@@ -831,10 +827,7 @@ impl SubflowSender {
     #[inline(always)]
     fn measure<W: Window>(&mut self, ack: &Ack, advanced: bool, now: Time, w: &mut W) {
         if self.settings.timed_rtt {
-            if let Some((seq, sent)) = self.timed
-                && ack.next > seq
-            {
-                self.timed = None;
+            if let Some(sent) = self.rtt.timed_acknowledged(ack.next) {
                 self.sample_rtt(sent, now, ack.next, w);
             }
         } else if (advanced || self.settings.rtt_every_ack) && (!ack.echo_retransmitted || self.settings.timestamps) {
@@ -991,7 +984,7 @@ impl SubflowSender {
         } else if self.dupacks == 3 && self.may_enter_recovery(ack) {
             // RFC 6582 step 2: fast retransmit, then fast recovery.
             self.recover = Some(self.snd_max - 1);
-            self.timed = None;
+            self.rtt.stop_timing();
             self.partial_seen = false;
             self.counters.fast_retransmits += 1;
             self.account(now, w);
@@ -1164,7 +1157,7 @@ impl SubflowSender {
     fn enter_sack_recovery<W: Window>(&mut self, board: &mut Scoreboard, w: &mut W, now: Time) {
         let pipe = board.pipe();
         self.recover = Some(self.snd_max - 1);
-        self.timed = None;
+        self.rtt.stop_timing();
         self.counters.fast_retransmits += 1;
         self.account(now, w);
         let decreased = self.decrease(w);
