@@ -20,8 +20,6 @@
 
 mod sending;
 
-use std::collections::VecDeque;
-
 use mptcp_cc::{CoupledController, SubflowState};
 use rand::RngExt;
 use sim_core::rng::Stream;
@@ -103,11 +101,11 @@ pub struct DataLevel {
 /// A multipath connection's reinjection queue and data-level reassembly.
 #[derive(Clone, Debug, Default)]
 pub struct Reassembly {
-    /// Data segments to send again on another subflow, in the order they are to go.
-    pub reinject: VecDeque<u64>,
-    /// The members of `reinject` at or above the data-level acknowledgement, so that queueing
-    /// a timed-out subflow's window costs its length, not its length times the queue's.
-    pub queued: SeqBits,
+    /// Data segments to send again on another subflow, lowest first (the data-level hole
+    /// first, as Linux's in-tree MPTCP retransmits). A set of bits: a timed-out subflow's
+    /// window, which window inflation in fast recovery can take to many thousands of
+    /// segments, costs a bit per segment, and queueing it costs its length.
+    pub reinject: SeqBits,
     /// Receiver: data segments held out of order.
     pub out_of_order: SeqSet,
 }
@@ -119,11 +117,9 @@ impl DataLevel {
         if let Some(m) = &mut self.multipath
             && !m.reinject.is_empty()
         {
-            while let Some(d) = m.reinject.pop_front() {
-                m.queued.remove(d);
-                if d >= self.acked {
-                    return Some(d);
-                }
+            m.reinject.forget_below(self.acked);
+            if let Some(d) = m.reinject.pop_first() {
+                return Some(d);
             }
         }
         (self.next < self.limit && self.next - self.acked < self.buffer).then(|| {

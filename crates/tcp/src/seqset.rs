@@ -156,11 +156,46 @@ impl SeqBits {
     pub fn clear(&mut self) {
         self.words.clear();
     }
+
+    /// Whether the set holds no member for certain; `false` may still mean empty after
+    /// removals, which [`SeqBits::pop_first`] then finds.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// Removes and returns the smallest member, dropping the empty words before it.
+    pub fn pop_first(&mut self) -> Option<u64> {
+        while let Some(&w) = self.words.front() {
+            if w != 0 {
+                let bit = w.trailing_zeros();
+                self.words[0] &= w - 1;
+                return Some(self.base + bit as u64);
+            }
+            self.words.pop_front();
+            self.base += 64;
+        }
+        None
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bits_give_their_smallest_member_first() {
+        let mut s = SeqBits::default();
+        for seq in [130u64, 7, 64, 500, 7] {
+            s.insert(seq);
+        }
+        s.remove(64);
+        s.forget_below(8);
+        assert!(s.insert(3), "below the floor is a new member");
+        let order: Vec<u64> = std::iter::from_fn(|| s.pop_first()).collect();
+        assert_eq!(order, [3, 130, 500]);
+        assert!(s.is_empty() && s.pop_first().is_none());
+    }
 
     #[test]
     fn fills_holes_in_any_order() {

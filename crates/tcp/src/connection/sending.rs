@@ -178,7 +178,6 @@ impl Connection {
         self.data.limit = self.data.limit.min(self.data.next);
         if let Some(m) = &mut self.data.multipath {
             m.reinject.clear();
-            m.queued.clear();
         }
     }
 
@@ -339,11 +338,9 @@ impl Connection {
         let Some(map) = self.senders[r].data_seqs() else { return };
         let acked = self.data.acked;
         let m = self.data.multipath.get_or_insert_default();
-        m.queued.forget_below(acked);
-        for &d in map.iter() {
-            if d >= acked && m.queued.insert(d) {
-                m.reinject.push_back(d);
-            }
+        m.reinject.forget_below(acked);
+        for &d in map.iter().filter(|&&d| d >= acked) {
+            m.reinject.insert(d);
         }
     }
 
