@@ -49,6 +49,19 @@ mod tests {
     }
 
     #[test]
+    fn a_window_inflated_by_fast_recovery_counts_as_its_ssthresh() {
+        // Vector T with subflow 1 in NewReno's fast recovery: cwnd 20 + 40 duplicate ACKs.
+        let mut s = t();
+        s[1].ssthresh = 20.0;
+        s[1].cwnd = 60.0;
+        s[1].inflated = true;
+        check(Lia.increase(&s, 0), 5.0 / 72.0, "0.069444");
+        // Counted as it stands, the inflated window would slow subflow 0 down.
+        s[1].inflated = false;
+        assert!(Lia.increase(&s, 0) < 0.05, "{}", Lia.increase(&s, 0));
+    }
+
+    #[test]
     fn three_paths() {
         let s = [SubflowState::with_window(10.0, 0.010), SubflowState::with_window(20.0, 0.100), SubflowState::with_window(30.0, 0.050)];
         // max w/τ² = 100 000, X = 1800

@@ -24,10 +24,10 @@ impl CoupledController for LinkFair {
         let others: Vec<usize> = (0..s.len()).filter(|&k| k != r && s[k].measured()).collect();
         let mut best = f64::INFINITY;
         for mask in 0u32..(1 << others.len()) {
-            let (mut peak, mut sum) = (s[r].cwnd / (s[r].srtt * s[r].srtt), s[r].rate());
+            let (mut peak, mut sum) = (s[r].window() / (s[r].srtt * s[r].srtt), s[r].rate());
             for (bit, &k) in others.iter().enumerate() {
                 if mask & (1 << bit) != 0 {
-                    peak = peak.max(s[k].cwnd / (s[k].srtt * s[k].srtt));
+                    peak = peak.max(s[k].window() / (s[k].srtt * s[k].srtt));
                     sum += s[k].rate();
                 }
             }

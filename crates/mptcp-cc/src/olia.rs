@@ -20,9 +20,9 @@ pub struct Olia;
 pub fn olia_alpha(s: &[SubflowState], r: usize) -> f64 {
     let n = s.len() as f64;
     let quality = |k: &SubflowState| if k.measured() { k.inter_loss() as f64 / (k.srtt * k.srtt) } else { 0.0 };
-    let max_w = s.iter().map(|k| k.cwnd).fold(f64::MIN, f64::max);
+    let max_w = s.iter().map(SubflowState::window).fold(f64::MIN, f64::max);
     let max_q = s.iter().map(quality).fold(f64::MIN, f64::max);
-    let in_m = |k: &SubflowState| k.cwnd == max_w;
+    let in_m = |k: &SubflowState| k.window() == max_w;
     let in_b = |k: &SubflowState| quality(k) == max_q;
     let b_not_m = s.iter().filter(|k| in_b(k) && !in_m(k)).count();
     if b_not_m == 0 {

@@ -35,7 +35,7 @@ impl SemicoupledPhi {
             Aggressiveness::Fixed(a) => a,
             Aggressiveness::Adaptive => {
                 let e = 1.0 / (1.0 - self.phi / 2.0);
-                let peak = s.iter().filter(|k| k.measured()).map(|k| k.cwnd.powf(self.phi / 2.0) / k.srtt).fold(0.0, f64::max);
+                let peak = s.iter().filter(|k| k.measured()).map(|k| k.window().powf(self.phi / 2.0) / k.srtt).fold(0.0, f64::max);
                 let x = total_rate(s);
                 if x > 0.0 { total_window(s) * peak.powf(e) / x.powf(e) } else { 1.0 }
             }

@@ -14,8 +14,11 @@ pub struct SubflowState {
     pub srtt: f64,
     /// Smallest round-trip time seen, seconds; 0 before the first sample.
     pub min_rtt: f64,
-    /// Whether the subflow is in fast recovery.
-    pub in_recovery: bool,
+    /// Whether fast recovery inflates `cwnd` now (a segment per duplicate ACK, as NewReno's and
+    /// ns-2's do). The window the subflow returns to is then `ssthresh`, and that is what the
+    /// sums over a connection's subflows count ([`SubflowState::window`]), as htsim's
+    /// `effective_window` does: an inflated window measures duplicate ACKs, not the path.
+    pub inflated: bool,
     /// Packets acknowledged since the subflow started (a running total for observers; no law
     /// reads it).
     pub acked: u64,
@@ -36,7 +39,7 @@ impl SubflowState {
             ssthresh,
             srtt: 0.0,
             min_rtt: 0.0,
-            in_recovery: false,
+            inflated: false,
             acked: 0,
             loss_events: 0,
             acked_between_losses: 0,
@@ -57,7 +60,14 @@ impl SubflowState {
 
     /// Sending rate `w/τ`, packets per second (0 before the first RTT sample).
     pub fn rate(&self) -> f64 {
-        if self.measured() { self.cwnd / self.srtt } else { 0.0 }
+        if self.measured() { self.window() / self.srtt } else { 0.0 }
+    }
+
+    /// The window the sums over subflows count: `cwnd`, or `ssthresh` while fast recovery
+    /// inflates `cwnd`.
+    #[inline]
+    pub fn window(&self) -> f64 {
+        if self.inflated { self.ssthresh } else { self.cwnd }
     }
 
     /// OLIA's `l_r = max(l1, l2)`, packets.

@@ -9,12 +9,12 @@ pub fn total_rate(subflows: &[SubflowState]) -> f64 {
 
 /// `W = Σ w_k` over every subflow, packets.
 pub fn total_window(subflows: &[SubflowState]) -> f64 {
-    subflows.iter().map(|s| s.cwnd).sum()
+    subflows.iter().map(SubflowState::window).sum()
 }
 
 /// `max_k w_k/τ_k²` over measured subflows.
 pub fn max_window_over_rtt_squared(subflows: &[SubflowState]) -> f64 {
-    subflows.iter().filter(|s| s.measured()).map(|s| s.cwnd / (s.srtt * s.srtt)).fold(0.0, f64::max)
+    subflows.iter().filter(|s| s.measured()).map(|s| s.window() / (s.srtt * s.srtt)).fold(0.0, f64::max)
 }
 
 /// `x_max = max_k w_k/τ_k`.

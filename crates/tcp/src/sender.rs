@@ -87,8 +87,9 @@ pub trait Window {
     /// nor rounded: ns-2's `cwnd_` in recovery) and the flow's relative throughput drop if
     /// every subflow has an RTT estimate.
     fn reduce(&mut self) -> (f64, f64, Option<f64>);
-    /// Tells the law whether the subflow is in fast recovery.
-    fn set_recovering(&mut self, on: bool);
+    /// Tells the law whether fast recovery inflates the window now (the sums over subflows
+    /// then count ssthresh).
+    fn set_inflated(&mut self, on: bool);
     /// A new RTT estimate: smoothed RTT and, if it is one, the new minimum, seconds.
     fn rtt_sampled(&mut self, srtt: f64, new_min: Option<f64>);
     /// The RTT sample `rtt` of an acknowledgement up to `snd_una`, `snd_nxt` the next new
@@ -760,7 +761,7 @@ impl SubflowSender {
                 // (ns-2's window in recovery is already the decreased one, unrounded.)
                 w.set_cwnd(w.ssthresh());
             }
-            w.set_recovering(false);
+            w.set_inflated(false);
         }
         self.phase = Phase::Loss;
         self.loss_event(w);
@@ -903,7 +904,7 @@ impl SubflowSender {
         if self.recover.is_some_and(|rec| ack > rec) {
             // RFC 6582 step 3, full ACK: deflate and leave recovery.
             self.phase = Phase::Open;
-            w.set_recovering(false);
+            w.set_inflated(false);
             self.deflate(w);
             self.dupacks = 0;
             return None;
@@ -990,7 +991,7 @@ impl SubflowSender {
             self.account(now, w);
             let ssthresh = self.loss_event(w);
             self.phase = Phase::Recovery;
-            w.set_recovering(true);
+            w.set_inflated(matches!(self.settings.recovery, Recovery::NewReno | Recovery::Ns2));
             // RFC 6937: RecoverFS is what was in flight; the three duplicates are the
             // receiver's out-of-order holdings.
             self.prr = PrrState { delivered: 0, out: 0, recover_fs: self.in_flight(), sacked: 3 };
@@ -1082,7 +1083,7 @@ impl SubflowSender {
         match self.phase {
             Phase::Recovery if self.recover.is_some_and(|r| ack.next > r) => {
                 self.phase = Phase::Open;
-                w.set_recovering(false);
+                w.set_inflated(false);
                 // ns-2 keeps the window its recovery began with (unrounded; ssthresh may be
                 // rounded down).
                 if self.settings.recovery != Recovery::Ns2 {
@@ -1162,7 +1163,6 @@ impl SubflowSender {
         self.account(now, w);
         let decreased = self.decrease(w);
         self.phase = Phase::Recovery;
-        w.set_recovering(true);
         self.prr = PrrState { delivered: 0, out: 0, recover_fs: pipe, sacked: 0 };
         match self.settings.recovery {
             // The first retransmission goes out whatever the window (RFC 6675 step 4.3).

@@ -81,8 +81,8 @@ impl Window for Law<'_> {
         (st.ssthresh, decreased, drop)
     }
 
-    fn set_recovering(&mut self, on: bool) {
-        self.states[self.r].in_recovery = on;
+    fn set_inflated(&mut self, on: bool) {
+        self.states[self.r].inflated = on;
     }
 
     #[inline]

@@ -10,6 +10,8 @@ use tcp::{Profile, TcpConfig};
 struct Reno {
     cwnd: f64,
     ssthresh: f64,
+    /// What the sender last said of recovery inflating the window.
+    inflated: bool,
 }
 
 impl Window for Reno {
@@ -29,7 +31,9 @@ impl Window for Reno {
         self.ssthresh = (self.cwnd / 2.0).max(2.0);
         (self.ssthresh, self.cwnd / 2.0, None)
     }
-    fn set_recovering(&mut self, _: bool) {}
+    fn set_inflated(&mut self, on: bool) {
+        self.inflated = on;
+    }
     fn rtt_sampled(&mut self, _: f64, _: Option<f64>) {}
     fn slow_start_sample(&mut self, _: sim_core::Time, _: u64, _: u64) {}
     fn acked(&mut self, _: u64) {}
@@ -57,7 +61,7 @@ impl Script {
             Receiver::new(ReceiverConfig { delayed_ack: false, quick_acks: 0, quick_acks_after_out_of_order: true, sack: config.sack });
         Script {
             sender: SubflowSender::new(RouteId(0), RouteId(1), false, &config),
-            window: Reno { cwnd, ssthresh: f64::INFINITY },
+            window: Reno { cwnd, ssthresh: f64::INFINITY, inflated: false },
             receiver,
             now: Time::ZERO,
             wire: Vec::new(),
@@ -181,6 +185,23 @@ fn newreno_fast_retransmit_and_full_ack() {
     assert_eq!(s.sender.phase(), Phase::Open);
     assert!(s.window.cwnd >= 6.5 && s.window.cwnd < 8.0, "deflated to ssthresh, then grown: {}", s.window.cwnd);
     assert_eq!(s.sender.counters().timeouts, 0);
+}
+
+/// The law hears when fast recovery inflates the window (NewReno's, without SACK), so that the
+/// sums over a connection's subflows count ssthresh meanwhile; PRR's window and SACK
+/// recovery's are not inflated.
+#[test]
+fn the_law_hears_when_recovery_inflates_the_window() {
+    let prr = TcpConfig { recovery: tcp::Recovery::Prr, ..TcpConfig::default() };
+    for (config, inflates) in [(TcpConfig::default(), true), (prr, false), (sack(tcp::Recovery::NewReno), false)] {
+        let name = format!("{:?} with sack {}", config.recovery, config.sack);
+        let mut s = Script::new(config, 10.0, 1000);
+        s.send();
+        s.round(&[3], &[]);
+        assert_eq!((s.sender.phase(), s.window.inflated), (Phase::Recovery, inflates), "{name}");
+        s.round(&[], &[]);
+        assert_eq!((s.sender.phase(), s.window.inflated), (Phase::Open, false), "{name}");
+    }
 }
 
 /// htsim's `TcpSrc` on the third duplicate: the retransmission goes out alone, though the
