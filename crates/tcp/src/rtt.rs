@@ -99,6 +99,13 @@ impl RttEstimator {
         }
     }
 
+    /// Whether RTT samples come from one timed segment at a time (ns-2's formula), not from
+    /// every acknowledgement that may give one.
+    #[inline]
+    pub fn times_one_segment(&self) -> bool {
+        matches!(self.formula, Formula::Ns2(_))
+    }
+
     /// Forgets the timed segment (a loss makes its sample ambiguous).
     pub fn stop_timing(&mut self) {
         if let Formula::Ns2(n) = &mut self.formula {

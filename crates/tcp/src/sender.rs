@@ -276,8 +276,6 @@ struct SenderSettings {
     syn_ack_grows: bool,
     fast_retransmit_alone: bool,
     prr_extra_on_progress_only: bool,
-    /// RTT samples from one timed segment at a time (`rto_formula = "ns2"`).
-    timed_rtt: bool,
     /// The window law takes the RTT samples of slow start (CUBIC's HyStart).
     law_watches_slow_start: bool,
 }
@@ -326,7 +324,6 @@ impl SubflowSender {
                 syn_ack_grows: config.syn_ack_grows,
                 fast_retransmit_alone: config.fast_retransmit_alone,
                 prr_extra_on_progress_only: config.prr_extra_on_progress_only,
-                timed_rtt: config.rto_formula == crate::config::RtoFormula::Ns2,
                 law_watches_slow_start: false,
             },
         }
@@ -537,7 +534,7 @@ impl SubflowSender {
         if let Some(b) = &mut self.board {
             b.sent(seq, now);
         }
-        if self.settings.timed_rtt && !retransmission {
+        if !retransmission {
             self.rtt.time_segment(seq, now);
         }
         if seq == self.snd_nxt {
@@ -827,7 +824,7 @@ impl SubflowSender {
     /// rule unless timestamps), or, timing one segment at a time, the timed one once covered.
     #[inline(always)]
     fn measure<W: Window>(&mut self, ack: &Ack, advanced: bool, now: Time, w: &mut W) {
-        if self.settings.timed_rtt {
+        if self.rtt.times_one_segment() {
             if let Some(sent) = self.rtt.timed_acknowledged(ack.next) {
                 self.sample_rtt(sent, now, ack.next, w);
             }
