@@ -30,6 +30,12 @@ pub enum Recovery {
 impl Recovery {
     /// Every mode with its configuration name.
     pub const NAMES: [(&'static str, Recovery); 3] = [("newreno", Recovery::NewReno), ("prr", Recovery::Prr), ("ns2", Recovery::Ns2)];
+
+    /// Whether fast recovery without SACK inflates the window by a segment per duplicate ACK
+    /// (RFC 6582), rather than setting it by PRR.
+    pub const fn inflates_window(self) -> bool {
+        matches!(self, Recovery::NewReno | Recovery::Ns2)
+    }
 }
 
 /// How the retransmission timeout follows the RTT estimate.

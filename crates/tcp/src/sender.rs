@@ -973,10 +973,11 @@ impl SubflowSender {
         if self.phase == Phase::Recovery {
             self.prr.sacked += 1;
             self.account(now, w);
-            match self.settings.recovery {
+            if self.settings.recovery.inflates_window() {
                 // RFC 6582 step 4: inflate by one segment per further duplicate.
-                Recovery::NewReno | Recovery::Ns2 => w.set_cwnd(w.cwnd() + 1.0),
-                Recovery::Prr => self.prr_window(1, 0, false, None, w),
+                w.set_cwnd(w.cwnd() + 1.0);
+            } else {
+                self.prr_window(1, 0, false, None, w);
             }
             send
         } else if self.dupacks == 3 && self.may_enter_recovery(ack) {
@@ -988,13 +989,15 @@ impl SubflowSender {
             self.account(now, w);
             let ssthresh = self.loss_event(w);
             self.phase = Phase::Recovery;
-            w.set_inflated(matches!(self.settings.recovery, Recovery::NewReno | Recovery::Ns2));
+            let inflates = self.settings.recovery.inflates_window();
+            w.set_inflated(inflates);
             // RFC 6937: RecoverFS is what was in flight; the three duplicates are the
             // receiver's out-of-order holdings.
             self.prr = PrrState { delivered: 0, out: 0, recover_fs: self.in_flight(), sacked: 3 };
-            match self.settings.recovery {
-                Recovery::NewReno | Recovery::Ns2 => w.set_cwnd(ssthresh + 3.0),
-                Recovery::Prr => self.prr_window(1, 1, false, None, w),
+            if inflates {
+                w.set_cwnd(ssthresh + 3.0);
+            } else {
+                self.prr_window(1, 1, false, None, w);
             }
             if self.settings.fast_retransmit_alone {
                 return AckOutcome::RetransmitAlone(self.snd_una);
