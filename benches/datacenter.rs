@@ -1,5 +1,6 @@
 //! Runs csg-htsim's datacenter network (`scenarios/htsim-datacenter.toml`) once and prints what
-//! `benches/htsim-datacenter` compares: lines `dc KEY VALUE`, then `conn I BPS` per connection.
+//! `benches/htsim-datacenter` compares: lines `dc KEY VALUE`, then `conn I BPS` per connection
+//! and `sub I J BPS` per subflow.
 //!
 //! `cargo run --release -p equipoise-benches --bin datacenter -- K SUBFLOWS DURATION WARMUP [SEED [SENDERS [KEY=VALUE …]]]`
 //! (times as the scenario writes them: `0.5s`, `100ms`; each `KEY=VALUE` as `equipoise run
@@ -67,5 +68,10 @@ fn main() {
     }
     for (i, f) in out.flows.iter().enumerate() {
         println!("conn {i} {:.1}", f.goodput_bps);
+    }
+    // Each subflow's goodput after the warm-up: `sub CONN SUBFLOW BPS`.
+    let conn: std::collections::HashMap<&str, usize> = out.flows.iter().enumerate().map(|(i, f)| (&*f.flow, i)).collect();
+    for s in &out.subflows {
+        println!("sub {} {} {:.1}", conn[&*s.flow], s.subflow, s.goodput_bps);
     }
 }

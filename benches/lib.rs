@@ -115,6 +115,7 @@ pub fn idle_flows_memory(flows: usize) -> Option<u64> {
         buffer: BufferLimit::Bytes(126_000),
         discipline: Discipline::DropTail,
         loss: 0.0,
+        round_robin: false,
         events: vec![],
     });
     for i in 0..flows {

@@ -515,6 +515,15 @@ fn what_the_kernel_cannot_run_is_refused_naming_the_key() {
         assert!(stderr(&o).contains(key), "{sets:?}: the error names {key}: {}", stderr(&o));
         assert!(!out.exists(), "{sets:?}: refused before anything is made");
     }
+    // A host queue served round robin, which no qdisc the testbed uses does.
+    let tree = dir.join("tree.toml");
+    let text = "[sim]\nduration = \"6s\"\n[topology]\nkind = \"fat-tree\"\nk = 2\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
+                buffer = \"20pkt\"\nnic_service = \"round-robin\"\n[[flow]]\nname = \"f\"\ncc = \"reno\"\nfrom = \"h0\"\nto = \"h1\"\n";
+    std::fs::write(&tree, text).unwrap();
+    let out = dir.join("out");
+    let o = equipoise(&["testbed", tree.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(!o.status.success() && stderr(&o).contains("topology.nic_service"), "{}", stderr(&o));
+    assert!(!out.exists(), "refused before anything is made");
 }
 
 /// One case of the agreement grid: Reno flows on link `a`, and maybe a two-path MPTCP flow

@@ -6,10 +6,11 @@ use crate::sums::{max_window_over_rtt_squared, reno_increase, total_rate};
 
 /// `min(max_k(w_k/τ_k²) / X², 1/w_r)` per ACK, `w_r/2` per loss.
 ///
-/// The paper form, recomputed on every ACK. RFC 6356 and htsim refresh the `alpha` factor only
-/// when a window crosses an MSS boundary or on a loss, and use ssthresh for subflows in fast
-/// recovery; the Linux module counts ACKs in 1/4096 fixed point. Those differences change
-/// individual increases by a fraction of a packet and are not modelled.
+/// The paper form, recomputed on every ACK. RFC 6356 refreshes the `alpha` factor only when a
+/// window crosses an MSS boundary or on a loss (htsim's test of that crossing compares a
+/// floating-point quotient with an integer one, so it refreshes on nearly every increase);
+/// the Linux module counts ACKs in 1/4096 fixed point. Those differences change individual
+/// increases by a fraction of a packet and are not modelled.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Lia;
 

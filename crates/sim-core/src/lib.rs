@@ -12,6 +12,7 @@
 //!   (drop-tail, RED or a random drop zone, exogenous Bernoulli loss, up/down state) followed
 //!   by a propagation delay, with one pending event at most and its [`LinkCounters`];
 //!   [`red_ns2`] is RED as ns-2.35 computes it, [`mrg32k3a`] ns-2's random numbers for it.
+//!   [`round_robin`] serves a link's buffer among flows in turn instead (htsim's host queue).
 //! - [`pipe`]: a constant delay with no queue (uncongested ACK paths), likewise one event.
 //! - [`network`]: links and pipes in typed arenas, routes as runs of a hop table, and the
 //!   forwarding `match` that moves packets along.
@@ -28,6 +29,7 @@ pub mod packet;
 pub mod pipe;
 pub mod red_ns2;
 pub mod rng;
+pub mod round_robin;
 pub mod threshold;
 pub mod time;
 pub mod units;

@@ -7,12 +7,17 @@
 //! whenever the link is next looked at ([`Link::settle`]). The queue length any arrival sees,
 //! the time-weighted queue integral and the busy time are exactly those of an event per
 //! departure, for one event per packet instead of two (docs/performance.md).
+//!
+//! A link may serve its buffer round robin among flows instead ([`Link::with_round_robin`]):
+//! a packet's departure is then known when its turn comes, so only the packet in service is
+//! on the line, and the turns are taken lazily too, at each departure in [`Link::settle`].
 
 use rand::RngExt;
 
 use crate::discipline::{BufferLimit, Discipline, DropReason};
 use crate::packet::{PacketArena, PacketFifo, PacketId};
 use crate::rng::Stream;
+use crate::round_robin::RoundRobin;
 use crate::time::Time;
 use crate::units::Rate;
 
@@ -98,7 +103,11 @@ pub struct Link {
     /// Every packet on the link in order: those propagating, then the one in service and those
     /// waiting (from `unserved` on). Each one's `due` is its departure plus the delay. One list
     /// rather than a buffer and a wire, so a departure moves a cursor instead of a packet.
+    /// Served round robin, the waiting packets are in `round_robin` instead, each with its
+    /// arrival time as its `due` until its turn.
     line: PacketFifo,
+    /// The waiting packets of a link served round robin among flows.
+    round_robin: Option<Box<RoundRobin>>,
     /// The first packet not yet serialized (the one in service), if any.
     unserved: Option<PacketId>,
     /// Packets in the buffer (waiting or in service) and their bytes.
@@ -142,6 +151,7 @@ impl Link {
             queue_rng,
             up: true,
             line: PacketFifo::default(),
+            round_robin: None,
             unserved: None,
             queued: (0, 0),
             last_departure: Time::ZERO,
@@ -157,6 +167,13 @@ impl Link {
     pub fn with_htsim_serialization(mut self) -> Link {
         self.htsim_serialization = true;
         self.serialization_cache = (0, self.rate.serialization_time_htsim(0));
+        self
+    }
+
+    /// Serves the waiting packets round robin among flows, one packet a turn, as htsim's host
+    /// queue serves its subflows, instead of first come, first served.
+    pub fn with_round_robin(mut self) -> Link {
+        self.round_robin = Some(Box::default());
         self
     }
 
@@ -189,24 +206,31 @@ impl Link {
         self.up
     }
 
-    /// The part of the queue integrals (packet·ps, byte·ps) after `now`: the waits still to
-    /// come of the packets queued, which [`Link::arrive`] counted in advance.
-    fn future_queueing(&self, arena: &PacketArena, now: Time) -> (u128, u128) {
-        let (mut packet_ps, mut byte_ps) = (0u128, 0u128);
+    /// What the queue integrals (packet·ps, byte·ps) lack to be exact at `now`: less the waits
+    /// still to come of the packets whose whole wait was counted in advance (on arrival, or
+    /// when their turn came), plus the waits so far of those waiting their turn.
+    fn queueing_correction(&self, arena: &PacketArena, now: Time) -> (i128, i128) {
+        let (mut packet_ps, mut byte_ps) = (0i128, 0i128);
         let mut at = self.unserved;
         while let Some(id) = at {
-            let wait = (arena[id].due - self.delay).saturating_sub(now).as_ps() as u128;
-            packet_ps += wait;
-            byte_ps += arena[id].size as u128 * wait;
+            let wait = (arena[id].due - self.delay).saturating_sub(now).as_ps() as i128;
+            packet_ps -= wait;
+            byte_ps -= arena[id].size as i128 * wait;
             at = self.line.after(arena, id);
+        }
+        for id in self.round_robin.iter().flat_map(|rr| rr.waiting_packets(arena)) {
+            let waited = now.saturating_sub(arena[id].due).as_ps() as i128;
+            packet_ps += waited;
+            byte_ps += arena[id].size as i128 * waited;
         }
         (packet_ps, byte_ps)
     }
 
     /// Applies every departure due by `now`, in order: the packet leaves the buffer for the
-    /// wire, and the counters advance to its departure time.
+    /// wire, the counters advance to its departure time, and served round robin, the next
+    /// flow's packet enters service then.
     #[inline(always)]
-    pub fn settle(&mut self, arena: &PacketArena, now: Time) {
+    pub fn settle(&mut self, arena: &mut PacketArena, now: Time) {
         while self.next_departure <= now {
             let departure = self.next_departure;
             let id = self.unserved.expect("a departure is due, so a packet is in service");
@@ -220,12 +244,32 @@ impl Link {
             self.unserved = self.line.after(arena, id);
             match self.unserved {
                 Some(head) => self.next_departure = arena[head].due - self.delay,
-                None => {
-                    self.next_departure = Time::NEVER;
-                    self.discipline.on_empty(departure);
-                }
+                None => match self.round_robin.as_mut().and_then(|rr| rr.pop(arena)) {
+                    Some(next) => self.serve(arena, next, departure),
+                    None => {
+                        self.next_departure = Time::NEVER;
+                        self.discipline.on_empty(departure);
+                    }
+                },
             }
         }
+    }
+
+    /// Packet `id`, queued since its `due`, enters service at `at`, when the link is free
+    /// (round robin only): it joins the line with its departure known, and its whole wait is
+    /// counted now.
+    #[cold]
+    fn serve(&mut self, arena: &mut PacketArena, id: PacketId, at: Time) {
+        let size = arena[id].size;
+        let departure = at + self.serialization_time(size);
+        self.last_departure = departure;
+        let wait = (departure - arena[id].due).as_ps() as u128;
+        self.counters.queue_packet_ps += wait;
+        self.counters.queue_byte_ps += size as u128 * wait;
+        arena[id].due = departure + self.delay;
+        self.unserved = Some(id);
+        self.next_departure = departure;
+        self.line.push(arena, id);
     }
 
     /// Offers packet `id` to the link at time `now`.
@@ -258,6 +302,9 @@ impl Link {
             self.counters.queue_drops += 1;
             return Admission::Dropped(DropReason::Queue);
         }
+        if self.round_robin.is_some() && self.unserved.is_some() {
+            return self.wait_turn(arena, id, now);
+        }
         let departure = self.last_departure.max(now) + self.serialization_time(size);
         self.last_departure = departure;
         // The queue integrals, by Little: this packet adds its whole wait at once.
@@ -281,6 +328,20 @@ impl Link {
         } else {
             Admission::Queued(None)
         }
+    }
+
+    /// Round robin, with a packet in service: packet `id` waits for its flow's turn, its
+    /// arrival time kept as its `due`.
+    #[cold]
+    fn wait_turn(&mut self, arena: &mut PacketArena, id: PacketId, now: Time) -> Admission {
+        let (size, flow) = (arena[id].size, arena[id].hop);
+        arena[id].due = now;
+        self.round_robin.as_mut().expect("served round robin").push(arena, id, flow);
+        self.queued.0 += 1;
+        self.queued.1 += size as u64;
+        self.counters.max_queue_packets = self.counters.max_queue_packets.max(self.queued.0);
+        self.counters.max_queue_bytes = self.counters.max_queue_bytes.max(self.queued.1);
+        Admission::Queued(None)
     }
 
     /// The exit event scheduled for `now` fired: returns the packet reaching the far end (or
@@ -307,9 +368,14 @@ impl Link {
             return;
         }
         self.settle(arena, now);
-        let (packet_ps, byte_ps) = self.future_queueing(arena, now);
-        self.counters.queue_packet_ps -= packet_ps;
-        self.counters.queue_byte_ps -= byte_ps;
+        let (packet_ps, byte_ps) = self.queueing_correction(arena, now);
+        self.counters.queue_packet_ps = self.counters.queue_packet_ps.saturating_add_signed(packet_ps);
+        self.counters.queue_byte_ps = self.counters.queue_byte_ps.saturating_add_signed(byte_ps);
+        if let Some(rr) = &mut self.round_robin {
+            let before = dropped.len();
+            rr.drain(arena, dropped);
+            self.counters.down_drops += (dropped.len() - before) as u64;
+        }
         if let Some(first) = self.unserved.take() {
             // The packet in service kept the link busy until now, though it is lost.
             let started = self.next_departure - self.serialization_time(arena[first].size);
@@ -339,7 +405,7 @@ impl Link {
     /// The counters brought up to `now`.
     pub fn counters(&mut self, arena: &mut PacketArena, now: Time) -> LinkCounters {
         self.settle(arena, now);
-        let (packet_ps, byte_ps) = self.future_queueing(arena, now);
+        let (packet_ps, byte_ps) = self.queueing_correction(arena, now);
         // The packet in service counts as busy for the part of its service before `now`, so
         // that busy time between two snapshots never exceeds the time between them.
         let in_service = match self.unserved {
@@ -350,8 +416,8 @@ impl Link {
             None => Time::ZERO,
         };
         LinkCounters {
-            queue_packet_ps: self.counters.queue_packet_ps - packet_ps,
-            queue_byte_ps: self.counters.queue_byte_ps - byte_ps,
+            queue_packet_ps: self.counters.queue_packet_ps.saturating_add_signed(packet_ps),
+            queue_byte_ps: self.counters.queue_byte_ps.saturating_add_signed(byte_ps),
             busy: self.counters.busy + in_service,
             queued_packets: self.queued.0,
             offered: self.counters.arrivals,
@@ -409,5 +475,64 @@ mod tests {
         // The two packets on the wire still arrive, in order, 10 us after leaving.
         assert_eq!(l.exit(&mut arena, Time::from_us(22)).1, Some(Time::from_us(34)));
         assert_eq!(l.exit(&mut arena, Time::from_us(34)).1, None);
+    }
+
+    #[test]
+    fn round_robin_serves_flows_in_turn_with_exact_queue_integrals() {
+        let mut arena = PacketArena::new();
+        let mut l = link().with_round_robin();
+        let us = 1_000_000u128;
+        let mut offer = |arena: &mut PacketArena, l: &mut Link, flow: u32, at: u64| {
+            let id = arena.alloc(Packet::new(PacketKind::Data, 1500, flow));
+            (id, l.arrive(arena, id, Time::from_us(at)))
+        };
+        // Flow 7 sends three packets at 0, flow 3 one at 1 us: 7, 3, 7, 7, leaving at 12, 24,
+        // 36 and 48 us, each reaching the far end 10 us later.
+        let (a0, first) = offer(&mut arena, &mut l, 7, 0);
+        assert_eq!(first, Admission::Queued(Some(Time::from_us(22))), "an idle link serves at once");
+        let (a1, _) = offer(&mut arena, &mut l, 7, 0);
+        let (a2, _) = offer(&mut arena, &mut l, 7, 0);
+        let (b0, queued) = offer(&mut arena, &mut l, 3, 1);
+        assert_eq!(queued, Admission::Queued(None));
+        // By 30 us: 3 packets for 1 us, 4 for 11, 3 for 12, 2 for 6.
+        let c = l.counters(&mut arena, Time::from_us(30));
+        assert_eq!((c.queue_packet_ps, c.departures, c.queued_packets, c.busy), (95 * us, 2, 2, Time::from_us(30)));
+        let mut order = Vec::new();
+        let mut at = Time::from_us(22);
+        loop {
+            let (id, next) = l.exit(&mut arena, at);
+            order.push((id.expect("a packet reaches the far end"), at));
+            let Some(next) = next else { break };
+            at = next;
+        }
+        let expected: Vec<_> = [(a0, 22), (b0, 34), (a1, 46), (a2, 58)].iter().map(|&(id, t)| (id, Time::from_us(t))).collect();
+        assert_eq!(order, expected);
+        // Whole waits: 12 + 23 + 36 + 48 packet-us (first come, first served: 12 + 47 + 24 +
+        // 36, the same sum; the order moves waiting between flows).
+        let c = l.counters(&mut arena, Time::from_us(100));
+        assert_eq!((c.queue_packet_ps, c.queue_byte_ps, c.busy, c.max_queue_packets), (119 * us, 1500 * 119 * us, Time::from_us(48), 4));
+    }
+
+    #[test]
+    fn a_round_robin_link_going_down_drops_the_packets_waiting_their_turn() {
+        let mut arena = PacketArena::new();
+        let mut l = link().with_round_robin();
+        let ids: Vec<_> = [(7, 0), (7, 0), (7, 0), (3, 1)]
+            .iter()
+            .map(|&(flow, at)| {
+                let id = arena.alloc(Packet::new(PacketKind::Data, 1500, flow));
+                l.arrive(&mut arena, id, Time::from_us(at));
+                id
+            })
+            .collect();
+        let mut dropped = Vec::new();
+        l.set_up(false, &mut arena, Time::from_us(30), &mut dropped);
+        dropped.sort();
+        assert_eq!(dropped, vec![ids[1], ids[2]], "the packet in service and the one waiting");
+        let us = 1_000_000u128;
+        let c = l.counters(&mut arena, Time::from_us(100));
+        assert_eq!((c.queue_packet_ps, c.down_drops, c.queued_packets), (95 * us, 2, 0), "no wait after the failure");
+        assert_eq!(l.exit(&mut arena, Time::from_us(22)).0, Some(ids[0]));
+        assert_eq!(l.exit(&mut arena, Time::from_us(34)), (Some(ids[3]), None));
     }
 }

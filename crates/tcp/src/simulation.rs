@@ -65,6 +65,9 @@ pub struct LinkSpec {
     pub discipline: Discipline,
     /// Exogenous Bernoulli loss probability per packet.
     pub loss: f64,
+    /// The buffer is served round robin among flows (each subflow's packets, at a link, are
+    /// one flow), rather than first come, first served.
+    pub round_robin: bool,
     /// Scheduled state changes: at this time, up (`true`) or down.
     pub events: Vec<(Time, bool)>,
 }
@@ -255,6 +258,9 @@ impl Simulation {
         );
         if self.config.htsim_serialization {
             link = link.with_htsim_serialization();
+        }
+        if spec.round_robin {
+            link = link.with_round_robin();
         }
         let id = self.ctx.net.add_link(link);
         let reverse = self.ctx.net.add_pipe(Pipe::new(spec.delay));

@@ -264,6 +264,9 @@ pub struct LinkModel {
     /// Exogenous Bernoulli drop probability per packet, independent of the queue (seed 001's
     /// exogenous drops, seed 003's random loss).
     pub loss: f64,
+    /// The buffer is served round robin among flows, a packet a turn (csg-htsim's host queue),
+    /// rather than first come, first served.
+    pub round_robin: bool,
     /// Scheduled state changes (time, up).
     pub events: Vec<(Time, bool)>,
 }

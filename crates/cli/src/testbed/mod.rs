@@ -78,6 +78,12 @@ fn plan(s: &Scenario) -> Result<Plan, String> {
     let mut total = 0u64;
     let mut delay_only = Vec::new();
     for (i, (spec, model)) in links.iter().zip(&s.links).enumerate() {
+        if spec.round_robin {
+            return no(
+                "topology.nic_service",
+                "the testbed's queues are first come, first served (pfifo, bfifo): set nic_service = \"fifo\"",
+            );
+        }
         if spec.rate > MAX_LINK_RATE {
             if carried[i] >= spec.rate.as_bps() || !spec.events.is_empty() || spec.loss > 0.0 {
                 return no(

@@ -5,7 +5,7 @@ use sim_core::{BufferLimit, Discipline, Rate, Red, Time};
 use tcp::{FlowSpec, LinkIndex, LinkSpec, Recovery, RunOutput, SimConfig, Simulation, TcpConfig};
 
 fn link(name: &str, rate: Rate, delay: Time, buffer: BufferLimit) -> LinkSpec {
-    LinkSpec { name: name.into(), rate, delay, buffer, discipline: Discipline::DropTail, loss: 0.0, events: vec![] }
+    LinkSpec { name: name.into(), rate, delay, buffer, discipline: Discipline::DropTail, loss: 0.0, round_robin: false, events: vec![] }
 }
 
 fn bulk(name: &str, path: Vec<LinkIndex>, start: Time) -> FlowSpec {
@@ -342,4 +342,34 @@ fn acks_that_wait_for_the_reader_slow_a_transfer_without_spurious_retransmission
     let without = run(1, 0, 0).flows[0].completion_time_s.expect("completed");
     // About 7 round trips of slow start and a last one: each waits for about one ACK's draw.
     assert!(with > without && with < without + 8.0 * 0.0012 * 2.0, "{with} s with the latency, {without} s without");
+}
+
+#[test]
+fn a_round_robin_link_shares_itself_equally_among_backlogged_flows_whatever_their_windows() {
+    // Two flows through one 100 Mb/s link with a deep buffer and almost no propagation, each on
+    // to its own fast link: their windows, held at 100 and 20 segments by the receive buffers,
+    // sit mostly in the shared buffer. First come, first served shares the link as the
+    // windows do (5:1); round robin serves each backlogged flow a packet in turn (1:1).
+    let goodputs = |round_robin: bool| {
+        let mut sim = Simulation::new(config(Time::from_secs(2), Time::from_secs(1), 1));
+        let shared = sim.add_link(LinkSpec { round_robin, ..link("nic", Rate::mbps(100), Time::from_us(1), BufferLimit::Packets(10_000)) });
+        let mut flows = Vec::new();
+        for (name, window) in [("wide", 100), ("narrow", 20)] {
+            let own = sim.add_link(link(name, Rate::gbps(10), Time::from_us(1), BufferLimit::Packets(10_000)));
+            flows.push(FlowSpec { receive_buffer: Some(window), ..bulk(name, vec![shared, own], Time::ZERO) });
+        }
+        for f in flows {
+            sim.add_flow(f);
+        }
+        let out = sim.run();
+        assert_conserved(&out);
+        assert_eq!(out.stats.data_dropped, 0, "the buffer is deep enough never to drop");
+        let total: f64 = out.flows.iter().map(|f| f.goodput_bps).sum();
+        assert!(total > 0.99e8, "the shared link stays busy: {total}");
+        out.flows[0].goodput_bps / out.flows[1].goodput_bps
+    };
+    let fifo = goodputs(false);
+    assert!((fifo - 5.0).abs() < 0.05, "first come, first served: {fifo}");
+    let round_robin = goodputs(true);
+    assert!((round_robin - 1.0).abs() < 0.001, "round robin: {round_robin}");
 }

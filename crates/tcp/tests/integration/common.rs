@@ -14,6 +14,7 @@ pub fn lossy(name: &str, delay: Time, loss: f64) -> LinkSpec {
         buffer: BufferLimit::Packets(100_000),
         discipline: Discipline::DropTail,
         loss,
+        round_robin: false,
         events: vec![],
     }
 }

@@ -96,6 +96,7 @@ fn lia_and_tcp_share_a_bottleneck_evenly() {
         buffer: BufferLimit::Bytes(50_000),
         discipline: Discipline::RandomDropZone { depth: 25_000, probability: None },
         loss: 0.0,
+        round_robin: false,
         events: vec![],
     };
     let links = vec![bottleneck, lossy("x", 1, 0.0), lossy("y", 1, 0.0), lossy("z", 1, 0.0)];
@@ -132,6 +133,7 @@ fn failing_pair(receive_buffer: Option<u64>, size: Option<u64>) -> RunOutput {
         buffer: BufferLimit::Packets(20),
         discipline: Discipline::DropTail,
         loss: 0.0,
+        round_robin: false,
         events: vec![],
     };
     let mut b = path("b");

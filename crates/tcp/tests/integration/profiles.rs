@@ -127,6 +127,7 @@ fn send_jitter_breaks_the_drop_tail_phase_effect() {
             buffer: sim_core::BufferLimit::Packets(50),
             discipline: sim_core::Discipline::DropTail,
             loss: 0.0,
+            round_robin: false,
             events: vec![],
         };
         let out = run(

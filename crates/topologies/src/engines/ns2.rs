@@ -598,6 +598,10 @@ impl Scenario {
         if !link.events.is_empty() {
             return Err(self.error(format!("{}.events", link.key), "the ns-2 export has no link failures: remove events"));
         }
+        if link.round_robin {
+            return Err(self
+                .error("topology.nic_service", "the ns-2 export serves every queue first come, first served: set nic_service = \"fifo\""));
+        }
         let mut out = String::new();
         // A packet buffer is ns-2's limit; a byte buffer leaves one full packet in service.
         let (limit, in_bytes) = match self.link_spec(link)?.buffer {

@@ -210,7 +210,16 @@ impl Scenario {
             }
         };
         // Events after the end never happen: shortened runs (`--set sim.duration=…`) stay valid.
-        Ok(LinkSpec { name: link.name.clone(), rate, delay: link.delay, buffer, discipline, loss: link.loss, events: link.events.clone() })
+        Ok(LinkSpec {
+            name: link.name.clone(),
+            rate,
+            delay: link.delay,
+            buffer,
+            discipline,
+            loss: link.loss,
+            round_robin: link.round_robin,
+            events: link.events.clone(),
+        })
     }
 
     /// The simulation's spec of `flow`, made in `previous`, the spec of the flow before: the

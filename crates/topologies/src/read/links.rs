@@ -51,6 +51,7 @@ pub(super) fn read_links(mut t: Reader) -> Result<Vec<LinkModel>> {
             buffer,
             queue: queue.clone(),
             loss,
+            round_robin: false,
             events: events.clone(),
         })
         .collect())

@@ -58,6 +58,9 @@ pub enum TopologyKind {
         /// The buffer of each host's link to its edge switch (its NIC), drop-tail; `None`: the
         /// links' buffer and queue.
         nic_buffer: Option<BufferValue>,
+        /// Each host's link to its edge switch serves its flows round robin, as csg-htsim's host
+        /// queue does (`nic_service = "round-robin"`), instead of first come, first served.
+        nic_round_robin: bool,
     },
 }
 
@@ -135,6 +138,7 @@ impl LinkDefaults {
             buffer: self.buffer,
             queue: self.queue.clone(),
             loss: self.loss,
+            round_robin: false,
             events: Vec::new(),
         }
     }
@@ -179,7 +183,8 @@ fn read_fat_tree(t: &mut Reader) -> Result<TopologyKind> {
         );
     }
     let nic_buffer = t.buffer("nic_buffer")?;
-    Ok(TopologyKind::FatTree { k, oversubscription, nic_buffer })
+    let nic_round_robin = t.choice("nic_service", &[("fifo", false), ("round-robin", true)])?.unwrap_or(false);
+    Ok(TopologyKind::FatTree { k, oversubscription, nic_buffer, nic_round_robin })
 }
 
 fn read_overrides(t: &mut Reader) -> Result<Vec<LinkOverride>> {

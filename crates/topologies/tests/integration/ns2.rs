@@ -516,6 +516,18 @@ fn the_export_refuses_settings_it_cannot_write_and_writes_the_delayed_ack_timeou
     }
 }
 
+#[test]
+fn the_export_refuses_a_round_robin_nic() {
+    let text = "[sim]\nduration = \"1s\"\n[tcp]\nprofile = \"ns2-sack\"\n[topology]\nkind = \"fat-tree\"\nk = 4\nrate = \"1Gbps\"\n\
+                delay = \"10us\"\nbuffer = \"100pkt\"\nnic_service = \"round-robin\"\n[[flow]]\nname = \"f\"\nfrom = \"h0\"\nto = \"h9\"\nsubflows = 1\n";
+    let s = topologies::load_text("nic.toml", text, &[]).expect("a valid scenario");
+    s.build().expect("the simulator runs it");
+    let e = s.ns2_script().expect_err("round robin").to_string();
+    assert!(e.starts_with("nic.toml: topology.nic_service: ") && e.contains("\"fifo\""), "{e}");
+    let fifo = topologies::load_text("nic.toml", &text.replace("round-robin", "fifo"), &[]).expect("a valid scenario");
+    assert!(fifo.ns2_script().is_ok());
+}
+
 /// Every character Tcl treats specially, in names the export writes.
 const HOSTILE: [&str; 9] = ["[exec touch CANARY]", "]", "$env(HOME)", "\\", "\"", "{", "}", ";exec touch CANARY", "\nexec touch CANARY\n"];
 

@@ -70,8 +70,9 @@ impl FatTree {
 }
 
 /// The links of the k-ary fat-tree, those above the edge at `1/ratio` of the rate, the hosts'
-/// own with a drop-tail buffer of `nic` when given.
-pub(super) fn build(d: &LinkDefaults, k: u32, ratio: f64, nic: Option<BufferValue>) -> (Vec<LinkModel>, FatTree) {
+/// own with a drop-tail buffer of `nic` when given, and served round robin among their flows
+/// with `nic_round_robin`.
+pub(super) fn build(d: &LinkDefaults, k: u32, ratio: f64, nic: Option<BufferValue>, nic_round_robin: bool) -> (Vec<LinkModel>, FatTree) {
     let mut upper = d.clone();
     upper.rate = match d.rate {
         RateValue::Bps(b) => RateValue::Bps(b / ratio),
@@ -87,7 +88,7 @@ pub(super) fn build(d: &LinkDefaults, k: u32, ratio: f64, nic: Option<BufferValu
     let mut links = Vec::new();
     for h in 0..tree.hosts() {
         let (p, e) = tree.place(h);
-        links.push(host.link(format!("h{h}>e{p}_{e}"), "host"));
+        links.push(LinkModel { round_robin: nic_round_robin, ..host.link(format!("h{h}>e{p}_{e}"), "host") });
         links.push(d.link(format!("e{p}_{e}>h{h}"), "host"));
     }
     for p in 0..k {

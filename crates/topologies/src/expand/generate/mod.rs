@@ -73,8 +73,8 @@ pub fn generate(spec: &TopologySpec, file: &str) -> Result<Topology> {
         TopologyKind::Torus { size } => small::torus(d, *size),
         TopologyKind::Isp => small::isp(d),
         TopologyKind::SharedBottleneck { access } => small::shared_bottleneck(d, access),
-        TopologyKind::FatTree { k, oversubscription, nic_buffer } => {
-            let (links, tree) = fat_tree::build(d, *k, *oversubscription, *nic_buffer);
+        TopologyKind::FatTree { k, oversubscription, nic_buffer, nic_round_robin } => {
+            let (links, tree) = fat_tree::build(d, *k, *oversubscription, *nic_buffer, *nic_round_robin);
             (links, Vec::new(), Some(tree))
         }
     };

@@ -72,6 +72,19 @@ fn a_nic_buffer_is_the_hosts_uplinks_own_and_drop_tail() {
 }
 
 #[test]
+fn a_round_robin_nic_serves_the_hosts_uplinks_alone() {
+    let flow = "[[flow]]\nname = \"f\"\nfrom = \"h0\"\nto = \"h9\"\n";
+    let s = scenario(&format!("{FAT_TREE}nic_service = \"round-robin\"\n{flow}"));
+    let uplinks = s.links.iter().filter(|l| l.name.starts_with('h'));
+    assert!(uplinks.clone().count() == 128 && uplinks.clone().all(|l| l.round_robin));
+    assert!(s.links.iter().filter(|l| !l.name.starts_with('h')).all(|l| !l.round_robin));
+    assert!(scenario(&format!("{FAT_TREE}nic_service = \"fifo\"\n{flow}")).links.iter().all(|l| !l.round_robin));
+    assert!(scenario(&format!("{FAT_TREE}{flow}")).links.iter().all(|l| !l.round_robin), "first come, first served unless set");
+    let e = error(&format!("{FAT_TREE}nic_service = \"fair\"\n{flow}"));
+    assert!(e.contains("t.toml") && e.contains("topology.nic_service") && e.contains("fifo, round-robin"), "{e}");
+}
+
+#[test]
 fn subflows_take_distinct_random_paths_decided_by_the_seed() {
     let body = format!("{FAT_TREE}[[flow]]\nname = \"mp\"\ncount = 4\ncc = \"lia\"\nfrom = \"h{{i}}\"\nto = \"h100\"\nsubflows = 8\n");
     let a = scenario(&body);
