@@ -239,7 +239,16 @@ impl Pages {
     /// Sets each sweep's block (`bodies` in the order of the sweeps given to [`Pages::open`]),
     /// counts the summary again from every page's blocks, sets it wherever a page has its
     /// block, and writes the pages that changed, each atomically: their paths.
+    ///
+    /// Every page is read again first: a report runs for as long as its sweeps' variants do,
+    /// and what another report or an editor wrote into the pages meanwhile (their blocks, the
+    /// prose between them) must stay.
     pub(super) fn write(mut self, sweeps: &[String], bodies: &[String]) -> Result<Vec<PathBuf>, String> {
+        for page in &mut self.pages {
+            let now = std::fs::read_to_string(&page.path).map_err(|e| format!("cannot read {} again: {e}", page.path.display()))?;
+            page.read.clone_from(&now);
+            page.text = now;
+        }
         for ((sweep, body), &i) in sweeps.iter().zip(bodies).zip(&self.routes) {
             let page = &mut self.pages[i];
             page.text = replace_block(&page.text, sweep, body).map_err(|e| format!("{}: {e}", page.path.display()))?;
@@ -364,6 +373,26 @@ mod tests {
         let err = Pages::open(&dir, &["b.toml".to_string(), "a.toml".to_string()]).err().unwrap();
         assert!(err.starts_with("a.toml: ") && err.contains(&shown) && err.contains("a.md") && err.contains("b.md"), "{err}");
         assert_eq!((read(&dir, "a.md"), read(&dir, "b.md")), (a.to_string(), b.to_string()));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn what_others_wrote_into_the_pages_while_a_report_ran_stays() {
+        let summary_page = "# Summary\n<!-- report: summary -->\n<!-- end report -->\n";
+        let a = "# A\n<!-- report: a.toml -->\n| x | **holds** | 1 |\n<!-- end report -->\nProse.\n";
+        let b = "# B\n<!-- report: b.toml -->\n| y | **holds** | 2 |\n<!-- end report -->\n";
+        let dir = directory("meanwhile", &[("summary.md", summary_page), ("x-a.md", a), ("x-b.md", b)]);
+        let (for_a, for_b) = (vec!["a.toml".to_string()], vec!["b.toml".to_string()]);
+        // Two reports open the pages; the second finishes first, then someone edits the prose.
+        let first = Pages::open(&dir, &for_a).unwrap();
+        Pages::open(&dir, &for_b).unwrap().write(&for_b, &["| y | **does not hold** | 2 |\n".to_string()]).unwrap();
+        std::fs::write(dir.join("x-a.md"), read(&dir, "x-a.md").replace("Prose.", "Prose, edited.")).unwrap();
+        first.write(&for_a, &["| x | **holds** | 1 |\n| w | **holds** | 3 |\n".to_string()]).unwrap();
+        assert!(read(&dir, "x-b.md").contains("**does not hold**"), "the other report's block stays");
+        let page_a = read(&dir, "x-a.md");
+        assert!(page_a.contains("| w | **holds** | 3 |") && page_a.ends_with("Prose, edited.\n"), "{page_a}");
+        let table = read(&dir, "summary.md");
+        assert!(table.contains("| all | 2 | 0 | 0 | 1 | 0 | 0 / 0 |"), "counted from both reports: {table}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
