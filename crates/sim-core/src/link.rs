@@ -482,7 +482,7 @@ mod tests {
         let mut arena = PacketArena::new();
         let mut l = link().with_round_robin();
         let us = 1_000_000u128;
-        let mut offer = |arena: &mut PacketArena, l: &mut Link, flow: u32, at: u64| {
+        let offer = |arena: &mut PacketArena, l: &mut Link, flow: u32, at: u64| {
             let id = arena.alloc(Packet::new(PacketKind::Data, 1500, flow));
             (id, l.arrive(arena, id, Time::from_us(at)))
         };
