@@ -11,7 +11,11 @@ fn main() {
     if args.get(1).map(String::as_str) == Some("idle") {
         let flows: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(100_000);
         let bytes = equipoise_benches::idle_flows_memory(flows).expect("Linux /proc");
-        println!("{flows} idle flows: {:.1} MB, {:.0} bytes per flow", bytes as f64 / 1e6, bytes as f64 / flows as f64);
+        equipoise_benches::print_report(&[format!(
+            "{flows} idle flows: {:.1} MB, {:.0} bytes per flow",
+            bytes as f64 / 1e6,
+            bytes as f64 / flows as f64
+        )]);
         return;
     }
     let flows: u64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(10);
@@ -34,20 +38,23 @@ fn main() {
     let wall = start.elapsed().as_secs_f64();
     let s = out.stats;
     let link = &out.links[0];
-    println!("flows {flows}, simulated {duration}, statistics from {warmup}, profile {}", profile.unwrap_or("htsim"));
-    println!("events {} ({:.3} per delivered data packet)", s.events, s.events as f64 / s.data_delivered as f64);
-    println!("delivered data packets {}", s.data_delivered);
-    println!("utilization {:.5}, drop rate {:.4} % (after the warm-up)", link.utilization, 100.0 * link.loss_rate);
     let timeouts: u64 = out.flows.iter().map(|f| f.timeouts).sum();
-    println!("timeouts {timeouts} (after the warm-up)");
     let goodputs: Vec<f64> = out.flows.iter().map(|f| f.goodput_bps).collect();
-    println!("jain {:.4} (per-flow goodput after the warm-up)", topologies::metrics::jain_index(&goodputs));
-    println!(
-        "wall {wall:.3} s: {:.2} M events/s, {:.2} M delivered packets/s",
-        s.events as f64 / wall / 1e6,
-        s.data_delivered as f64 / wall / 1e6
-    );
+    let mut report = vec![
+        format!("flows {flows}, simulated {duration}, statistics from {warmup}, profile {}", profile.unwrap_or("htsim")),
+        format!("events {} ({:.3} per delivered data packet)", s.events, s.events as f64 / s.data_delivered as f64),
+        format!("delivered data packets {}", s.data_delivered),
+        format!("utilization {:.5}, drop rate {:.4} % (after the warm-up)", link.utilization, 100.0 * link.loss_rate),
+        format!("timeouts {timeouts} (after the warm-up)"),
+        format!("jain {:.4} (per-flow goodput after the warm-up)", topologies::metrics::jain_index(&goodputs)),
+        format!(
+            "wall {wall:.3} s: {:.2} M events/s, {:.2} M delivered packets/s",
+            s.events as f64 / wall / 1e6,
+            s.data_delivered as f64 / wall / 1e6
+        ),
+    ];
     if let (Some(peak), Some(built)) = (equipoise_benches::peak_rss_bytes(), built) {
-        println!("memory once built {:.1} MB, peak {:.1} MB", built as f64 / 1e6, peak as f64 / 1e6);
+        report.push(format!("memory once built {:.1} MB, peak {:.1} MB", built as f64 / 1e6, peak as f64 / 1e6));
     }
+    equipoise_benches::print_report(&report);
 }

@@ -51,27 +51,29 @@ fn main() {
         *drops_at.entry(format!("{}>{}", tier(from), tier(to))).or_insert(0) += l.queue_drops + l.random_losses;
     }
     let dropped: u64 = drops_at.values().sum();
-    println!("dc hosts {}", k * k * k / 4);
-    println!("dc connections {}", out.flows.len());
-    println!("dc events {}", s.events);
-    println!("dc delivered {}", s.data_delivered);
-    println!("dc sent {sent}");
-    println!("dc drops {dropped}");
+    let mut report = Vec::new();
+    report.push(format!("dc hosts {}", k * k * k / 4));
+    report.push(format!("dc connections {}", out.flows.len()));
+    report.push(format!("dc events {}", s.events));
+    report.push(format!("dc delivered {}", s.data_delivered));
+    report.push(format!("dc sent {sent}"));
+    report.push(format!("dc drops {dropped}"));
     // Subflows that delivered nothing after the warm-up.
-    println!("dc subflows {}", out.subflows.len());
-    println!("dc stalled_subflows {}", out.subflows.iter().filter(|s| s.goodput_bps == 0.0).count());
+    report.push(format!("dc subflows {}", out.subflows.len()));
+    report.push(format!("dc stalled_subflows {}", out.subflows.iter().filter(|s| s.goodput_bps == 0.0).count()));
     if let Some(peak) = equipoise_benches::peak_rss_bytes() {
-        println!("dc peak_bytes {peak}");
+        report.push(format!("dc peak_bytes {peak}"));
     }
     for (place, n) in drops_at {
-        println!("drops_at {place} {n}");
+        report.push(format!("drops_at {place} {n}"));
     }
     for (i, f) in out.flows.iter().enumerate() {
-        println!("conn {i} {:.1}", f.goodput_bps);
+        report.push(format!("conn {i} {:.1}", f.goodput_bps));
     }
     // Each subflow's goodput after the warm-up: `sub CONN SUBFLOW BPS`.
     let conn: std::collections::HashMap<&str, usize> = out.flows.iter().enumerate().map(|(i, f)| (&*f.flow, i)).collect();
     for s in &out.subflows {
-        println!("sub {} {} {:.1}", conn[&*s.flow], s.subflow, s.goodput_bps);
+        report.push(format!("sub {} {} {:.1}", conn[&*s.flow], s.subflow, s.goodput_bps));
     }
+    equipoise_benches::print_report(&report);
 }

@@ -34,6 +34,23 @@ pub fn d2_with_profile(flows: u64, duration: &str, warmup: &str, profile: Option
     scenario.build().expect("D2 builds")
 }
 
+/// Writes a bench binary's report on standard output. A reader that went away (`d2 … | head`)
+/// ends the report quietly, as a command-line tool's output should, rather than in a panic on
+/// the broken pipe; any other failure to write is an error on standard error and status 1.
+pub fn print_report(lines: &[String]) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let written = lines.iter().try_for_each(|line| writeln!(out, "{line}")).and_then(|()| out.flush());
+    match written {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => {
+            eprintln!("cannot write the report: {e}");
+            std::process::exit(1)
+        }
+    }
+}
+
 /// The text of `scenarios/htsim-datacenter.toml`: csg-htsim's datacenter network, compiled in
 /// as [`D2`] is.
 pub const DATACENTER: &str = include_str!("../scenarios/htsim-datacenter.toml");
