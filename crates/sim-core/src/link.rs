@@ -318,16 +318,22 @@ impl Link {
             self.next_departure = departure;
         }
         self.line.push(arena, id);
-        self.queued.0 += 1;
-        self.queued.1 += size as u64;
-        self.counters.max_queue_packets = self.counters.max_queue_packets.max(self.queued.0);
-        self.counters.max_queue_bytes = self.counters.max_queue_bytes.max(self.queued.1);
+        self.count_queued(size);
         if self.next_exit == Time::NEVER {
             self.next_exit = due;
             Admission::Queued(Some(due))
         } else {
             Admission::Queued(None)
         }
+    }
+
+    /// A packet of `size` bytes joins the buffer: its counts and their maxima.
+    #[inline(always)]
+    fn count_queued(&mut self, size: u32) {
+        self.queued.0 += 1;
+        self.queued.1 += size as u64;
+        self.counters.max_queue_packets = self.counters.max_queue_packets.max(self.queued.0);
+        self.counters.max_queue_bytes = self.counters.max_queue_bytes.max(self.queued.1);
     }
 
     /// Round robin, with a packet in service: packet `id` waits for its flow's turn, its
@@ -337,10 +343,7 @@ impl Link {
         let (size, flow) = (arena[id].size, arena[id].hop);
         arena[id].due = now;
         self.round_robin.as_mut().expect("served round robin").push(arena, id, flow);
-        self.queued.0 += 1;
-        self.queued.1 += size as u64;
-        self.counters.max_queue_packets = self.counters.max_queue_packets.max(self.queued.0);
-        self.counters.max_queue_bytes = self.counters.max_queue_bytes.max(self.queued.1);
+        self.count_queued(size);
         Admission::Queued(None)
     }
 

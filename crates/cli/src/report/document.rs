@@ -159,10 +159,10 @@ fn marker_at(text: &str, file: &str) -> Option<usize> {
     text.match_indices(&format!("<!-- report: {file} -->")).map(|(at, _)| at).find(|&at| starts_line(text, at))
 }
 
-/// A page reports are written into: its text as read and as it will be written.
+/// A page reports are written into: its text as read when the pages were opened (to route the
+/// reports), then as it will be written.
 struct Page {
     path: PathBuf,
-    read: String,
     text: String,
 }
 
@@ -206,8 +206,7 @@ impl Pages {
                 paths.len() - 1
             }
         });
-        let pages =
-            paths.into_iter().map(|path| read(&path).map(|text| Page { path, read: text.clone(), text })).collect::<Result<Vec<_>, _>>()?;
+        let pages = paths.into_iter().map(|path| read(&path).map(|text| Page { path, text })).collect::<Result<Vec<_>, _>>()?;
         let mut routes = Vec::with_capacity(sweeps.len());
         for sweep in sweeps {
             let marker = format!("<!-- report: {sweep} -->");
@@ -244,10 +243,10 @@ impl Pages {
     /// and what another report or an editor wrote into the pages meanwhile (their blocks, the
     /// prose between them) must stay.
     pub(super) fn write(mut self, sweeps: &[String], bodies: &[String]) -> Result<Vec<PathBuf>, String> {
+        let mut read = Vec::with_capacity(self.pages.len());
         for page in &mut self.pages {
-            let now = std::fs::read_to_string(&page.path).map_err(|e| format!("cannot read {} again: {e}", page.path.display()))?;
-            page.read.clone_from(&now);
-            page.text = now;
+            page.text = std::fs::read_to_string(&page.path).map_err(|e| format!("cannot read {} again: {e}", page.path.display()))?;
+            read.push(page.text.clone());
         }
         for ((sweep, body), &i) in sweeps.iter().zip(bodies).zip(&self.routes) {
             let page = &mut self.pages[i];
@@ -261,7 +260,7 @@ impl Pages {
             }
         }
         let mut written = Vec::new();
-        for page in self.pages.into_iter().filter(|p| p.text != p.read) {
+        for (page, _) in self.pages.into_iter().zip(read).filter(|(p, read)| p.text != *read) {
             output::write_file_atomically(&page.path, page.text.as_bytes())?;
             written.push(page.path);
         }
