@@ -44,9 +44,9 @@ fn entry_time(e: Entry) -> u64 {
 }
 
 /// A binary min-heap of entries, hand-written on a slice (`std`'s `BinaryHeap<Reverse<_>>` cost
-/// more per event in D2's heap of a handful of entries). Its pop is Floyd's (below), cheaper than
-/// a sift-down with two comparisons per level in a FatTree's heap of one entry per busy link;
-/// a 4-ary heap cost more (docs/performance.md has the measurements).
+/// more per event in D2's heap of a handful of entries). Replacing or removing its top is Floyd's
+/// descent (below), cheaper than a sift-down with two comparisons per level in a FatTree's heap
+/// of one entry per busy link; a 4-ary heap cost more (docs/performance.md has the measurements).
 #[derive(Default)]
 struct MinHeap {
     entries: Vec<Entry>,
@@ -74,14 +74,23 @@ impl MinHeap {
         entries[i] = e;
     }
 
+    /// Removes the top entry (the heap must not be empty).
     #[inline]
-    fn pop(&mut self) -> Option<Entry> {
-        let last = self.entries.pop()?;
+    fn remove_top(&mut self) {
+        let last = self.entries.pop().expect("a top to remove");
+        if !self.entries.is_empty() {
+            self.replace_top(last);
+        }
+    }
+
+    /// Puts `e` in place of the top entry (the heap must not be empty): one pass down the
+    /// heap where a removal and a push would take two.
+    #[inline]
+    fn replace_top(&mut self, e: Entry) {
         let entries = self.entries.as_mut_slice();
-        let Some(&top) = entries.first() else { return Some(last) };
-        // Floyd's pop: move the smaller child up level by level to the bottom (one comparison
-        // per level), then sift `last` up from the hole; it came from the bottom, so it
-        // rarely climbs.
+        // Floyd's descent: move the smaller child up level by level to the bottom (one
+        // comparison per level), then sift `e` up from the hole. An entry from the bottom, or
+        // one scheduled later than the entry it replaces, rarely climbs far.
         let mut i = 0;
         // Where both children exist, the smaller is chosen without a branch: the comparison
         // of two pending events' times is a coin toss a predictor cannot learn.
@@ -96,14 +105,13 @@ impl MinHeap {
         }
         while i > 0 {
             let parent = (i - 1) / 2;
-            if entries[parent] <= last {
+            if entries[parent] <= e {
                 break;
             }
             entries[i] = entries[parent];
             i = parent;
         }
-        entries[i] = last;
-        Some(top)
+        entries[i] = e;
     }
 
     fn len(&self) -> usize {
@@ -112,6 +120,24 @@ impl MinHeap {
 
     fn drain(&mut self) -> std::vec::Drain<'_, Entry> {
         self.entries.drain(..)
+    }
+}
+
+/// The earliest pending event, taken by [`EventList::take_until`] and still at the top of its
+/// heap. Its handler ends it with [`EventList::reschedule`] when the same event comes again
+/// (a link's next departure, a pipe's next exit: then one pass down the heap does the work of
+/// a pop and a push) or with [`EventList::finish`], before it schedules anything else.
+#[must_use = "a taken event stays pending until it is finished or rescheduled"]
+pub struct Due<E> {
+    event: E,
+    timer: bool,
+}
+
+impl<E: Copy> Due<E> {
+    /// The event.
+    #[inline]
+    pub fn event(&self) -> E {
+        self.event
     }
 }
 
@@ -193,22 +219,46 @@ impl<E: EventCode> EventList<E> {
     /// Removes the earliest event if it is due at or before `end`, and advances the clock.
     #[inline]
     pub fn pop_until(&mut self, end: Time) -> Option<(Time, E)> {
-        let from_timers = match (self.near.peek(), self.timers.peek()) {
+        let due = self.take_until(end)?;
+        let event = due.event;
+        self.finish(due);
+        Some((self.now, event))
+    }
+
+    /// Takes the earliest event if it is due at or before `end`, and advances the clock; the
+    /// event stays pending until [`EventList::finish`] or [`EventList::reschedule`].
+    #[inline]
+    pub fn take_until(&mut self, end: Time) -> Option<Due<E>> {
+        let timer = match (self.near.peek(), self.timers.peek()) {
             (None, None) => return None,
             (Some(_), None) => false,
             (None, Some(_)) => true,
             (Some(n), Some(t)) => t < n,
         };
-        let heap = if from_timers { &mut self.timers } else { &mut self.near };
-        if heap.peek().map(entry_time) > Some(end.0) {
+        let heap = if timer { &self.timers } else { &self.near };
+        let e = heap.peek().expect("peeked");
+        let time = Time(entry_time(e));
+        if time > end {
             return None;
         }
-        let e = heap.pop().expect("peeked");
-        let time = Time(entry_time(e));
         debug_assert!(time >= self.now, "time ran backwards");
         self.now = time;
         self.executed += 1;
-        Some((time, E::decode(e as u32)))
+        Some(Due { event: E::decode(e as u32), timer })
+    }
+
+    /// Ends a taken event: it leaves the list.
+    #[inline]
+    pub fn finish(&mut self, due: Due<E>) {
+        if due.timer { self.timers.remove_top() } else { self.near.remove_top() }
+    }
+
+    /// Ends a taken event by scheduling it again at `time`, in its place (as
+    /// [`EventList::schedule`] would, or [`EventList::schedule_timer`] for a timer).
+    #[inline]
+    pub fn reschedule(&mut self, due: Due<E>, time: Time) {
+        let e = self.entry(time, due.event);
+        if due.timer { self.timers.replace_top(e) } else { self.near.replace_top(e) }
     }
 
     /// Time of the earliest pending event.
@@ -222,7 +272,8 @@ impl<E: EventCode> EventList<E> {
         }
     }
 
-    /// Gives every pending event a new sequence number, in the current order, from zero.
+    /// Gives every pending event a new sequence number, in the current order, from zero. (A
+    /// taken event, the earliest of its heap, is still at its top afterwards.)
     fn renumber(&mut self) {
         let mut all: Vec<(Entry, bool)> = self.near.drain().map(|e| (e, false)).chain(self.timers.drain().map(|e| (e, true))).collect();
         all.sort_unstable();
@@ -298,6 +349,72 @@ mod tests {
             scheduled += 1;
         }
         assert_eq!(list.len(), 100);
+    }
+
+    #[test]
+    fn a_taken_event_rescheduled_or_finished_orders_as_a_pop_and_a_push() {
+        // The same random schedule run twice: popping then scheduling, and taking then
+        // rescheduling in place (or finishing and scheduling elsewhere), with ties.
+        let mut popped = EventList::new();
+        let mut taken = EventList::new();
+        for i in 0..40u32 {
+            popped.schedule(Time(u64::from(i % 5)), i);
+            taken.schedule(Time(u64::from(i % 5)), i);
+        }
+        let mut x: u64 = 99;
+        let mut next = 40u32;
+        for _ in 0..20_000 {
+            let (t, e) = popped.pop().unwrap();
+            let due = taken.take_until(Time::NEVER).unwrap();
+            assert_eq!((taken.now(), due.event()), (t, e));
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let at = t + Time((x >> 33) % 4);
+            match x >> 62 {
+                // The same event again, as a link's or a pipe's next exit.
+                0 | 1 => {
+                    popped.schedule(at, e);
+                    taken.reschedule(due, at);
+                }
+                // A timer instead.
+                2 => {
+                    popped.schedule_timer(at, next);
+                    taken.finish(due);
+                    taken.schedule_timer(at, next);
+                    next += 1;
+                }
+                // Nothing: the heap shrinks, until it is refilled.
+                _ => {
+                    taken.finish(due);
+                    if popped.len() < 10 {
+                        popped.schedule(at, next);
+                        taken.schedule(at, next);
+                        next += 1;
+                    }
+                }
+            }
+            assert_eq!(taken.len(), popped.len());
+        }
+        assert_eq!(drain(&mut taken), drain(&mut popped));
+    }
+
+    #[test]
+    fn a_taken_timer_rescheduled_stays_a_timer() {
+        let mut list = EventList::new();
+        list.schedule_timer(Time(1), 1u32);
+        list.schedule(Time(5), 2);
+        let due = list.take_until(Time(1)).unwrap();
+        list.reschedule(due, Time(5));
+        // Same time: the near event was scheduled first.
+        assert_eq!(drain(&mut list), [2, 1]);
+        assert!(list.take_until(Time(9)).is_none(), "nothing is pending");
+    }
+
+    #[test]
+    fn take_until_leaves_later_events_and_the_clock() {
+        let mut list = EventList::new();
+        list.schedule(Time(7), 1u32);
+        assert!(list.take_until(Time(6)).is_none());
+        assert_eq!((list.now(), list.executed(), list.len()), (Time::ZERO, 0, 1));
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub mod time;
 pub mod units;
 
 pub use discipline::{BufferLimit, Discipline, DropReason, Red};
-pub use events::{EventCode, EventList};
+pub use events::{Due, EventCode, EventList};
 pub use link::{Admission, Link, LinkCounters};
 pub use mrg32k3a::Mrg32k3a;
 pub use network::{Delivery, Hop, LinkId, NetEvent, Network, PipeId, RouteId, Tapped};

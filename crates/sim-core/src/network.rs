@@ -4,7 +4,7 @@
 //! packet carries the index of its current hop, so forwarding is "increment and `match`": no
 //! pointers, no dynamic dispatch, no allocation.
 
-use crate::events::{EventCode, EventList};
+use crate::events::{Due, EventCode, EventList};
 use crate::link::{Admission, Link};
 use crate::packet::{Packet, PacketArena, PacketId, PacketKind};
 use crate::pipe::Pipe;
@@ -258,26 +258,23 @@ impl Network {
         self.packets.free(id);
     }
 
-    /// Handles one of the network's events; returns the packet it delivers, if any.
+    /// Handles `event`, one of the network's, taken from `events` as `due`; returns the packet
+    /// it delivers, if any.
     #[inline]
-    pub fn handle<E: From<NetEvent> + EventCode>(&mut self, event: NetEvent, events: &mut EventList<E>) -> Option<Delivery> {
+    pub fn handle<E: From<NetEvent> + EventCode>(&mut self, due: Due<E>, event: NetEvent, events: &mut EventList<E>) -> Option<Delivery> {
         let now = events.now();
-        let id = match event {
-            NetEvent::LinkExit(l) => {
-                let (id, next) = self.links[l.0 as usize].exit(&mut self.packets, now);
-                if let Some(at) = next {
-                    events.schedule(at, event.into());
-                }
-                id?
-            }
+        let (id, next) = match event {
+            NetEvent::LinkExit(l) => self.links[l.0 as usize].exit(&mut self.packets, now),
             NetEvent::PipeExit(p) => {
                 let (id, next) = self.pipes[p.0 as usize].exit(&mut self.packets);
-                if let Some(at) = next {
-                    events.schedule(at, event.into());
-                }
-                id
+                (Some(id), next)
             }
         };
+        match next {
+            Some(at) => events.reschedule(due, at),
+            None => events.finish(due),
+        }
+        let id = id?;
         let p = &mut self.packets[id];
         p.hop += 1;
         let hop = p.hop;
@@ -329,8 +326,9 @@ mod tests {
             assert_eq!(net.send(id, route, &mut events), None);
         }
         assert_eq!(net.dropped(PacketKind::Data), 1, "a buffer of two packets holds two");
-        while let Some((t, ev)) = events.pop() {
-            if let Some(d) = net.handle(ev, &mut events) {
+        while let Some(due) = events.take_until(Time::NEVER) {
+            let (t, event) = (events.now(), due.event());
+            if let Some(d) = net.handle(due, event, &mut events) {
                 delivered.push((t, d.endpoint));
             }
         }

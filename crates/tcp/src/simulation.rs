@@ -5,7 +5,7 @@ use std::borrow::Borrow;
 
 use mptcp_cc::Algorithm;
 use sim_core::rng::stream;
-use sim_core::{BufferLimit, Discipline, EventList, Hop, Link, LinkCounters, LinkId, Network, PacketKind, Pipe, PipeId, Rate, Time};
+use sim_core::{BufferLimit, Discipline, Due, EventList, Hop, Link, LinkCounters, LinkId, Network, PacketKind, Pipe, PipeId, Rate, Time};
 
 use crate::config::TcpConfig;
 use crate::connection::{Connection, Ctx, TimerScans};
@@ -378,8 +378,8 @@ impl Simulation {
     /// run in all; returns whether it stopped for the count.
     #[inline(never)]
     fn advance(&mut self, until: Time, max_events: u64) -> bool {
-        while let Some((_, event)) = self.ctx.events.pop_until(until) {
-            self.dispatch(event);
+        while let Some(due) = self.ctx.events.take_until(until) {
+            self.dispatch(due);
             if self.ctx.events.executed() >= max_events {
                 return true;
             }
@@ -388,24 +388,33 @@ impl Simulation {
     }
 
     #[inline(always)]
-    fn dispatch(&mut self, event: Event) {
-        match event {
-            Event::Net(e) => {
-                if let Some(d) = self.ctx.net.handle(e, &mut self.ctx.events) {
-                    let (conn, r) = self.owners[(d.endpoint / 2) as usize];
-                    let (ctx, conns) = (&mut self.ctx, &mut self.conns);
-                    let c = &mut conns[conn as usize];
-                    if d.endpoint % 2 == 1 {
-                        if ctx.net.packets[d.packet].kind == PacketKind::Handshake {
-                            c.on_syn(r as usize, d.packet, ctx);
-                        } else {
-                            c.on_data(r as usize, d.packet, ctx);
-                        }
-                    } else {
-                        c.on_ack_packet(r as usize, d.packet, ctx);
-                    }
+    fn dispatch(&mut self, due: Due<Event>) {
+        let event = due.event();
+        let Event::Net(e) = event else {
+            self.ctx.events.finish(due);
+            return self.dispatch_other(event);
+        };
+        if let Some(d) = self.ctx.net.handle(due, e, &mut self.ctx.events) {
+            let (conn, r) = self.owners[(d.endpoint / 2) as usize];
+            let (ctx, conns) = (&mut self.ctx, &mut self.conns);
+            let c = &mut conns[conn as usize];
+            if d.endpoint % 2 == 1 {
+                if ctx.net.packets[d.packet].kind == PacketKind::Handshake {
+                    c.on_syn(r as usize, d.packet, ctx);
+                } else {
+                    c.on_data(r as usize, d.packet, ctx);
                 }
+            } else {
+                c.on_ack_packet(r as usize, d.packet, ctx);
             }
+        }
+    }
+
+    /// The events other than the network's, already finished.
+    #[inline(always)]
+    fn dispatch_other(&mut self, event: Event) {
+        match event {
+            Event::Net(_) => unreachable!("the network's events are dispatched with their entry"),
             Event::Retransmit(g) => {
                 let (conn, r) = self.owners[g as usize];
                 let (ctx, conns) = (&mut self.ctx, &mut self.conns);

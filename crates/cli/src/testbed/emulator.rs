@@ -12,7 +12,9 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
 
 use sim_core::rng::stream;
-use sim_core::{EventCode, EventList, Hop, Link, LinkCounters, LinkId, NetEvent, Network, Packet, PacketKind, Pipe, PipeId, RouteId, Time};
+use sim_core::{
+    Due, EventCode, EventList, Hop, Link, LinkCounters, LinkId, NetEvent, Network, Packet, PacketKind, Pipe, PipeId, RouteId, Time,
+};
 use tcp::{LinkRecord, LinkSpec};
 
 use super::addresses;
@@ -197,11 +199,12 @@ impl Emulator {
             // Events due by now, in order, with packets read by now put in their place.
             let next = self.events.peek_time().unwrap_or(Time::NEVER).min(end);
             if next <= now {
-                let (t, ev) = self.events.pop().expect("an event is due");
+                let due = self.events.take_until(now).expect("an event is due");
+                let t = self.events.now();
                 let lag = Duration::from_nanos((now - t).as_ps() / 1000);
                 self.max_lag = self.max_lag.max(lag);
                 self.lags[(64 - (lag.as_nanos() as u64).leading_zeros() as usize).min(39)] += 1;
-                self.handle(ev, &mut pending, tun)?;
+                self.handle(due, &mut pending, tun)?;
                 continue;
             }
             // Wait for a packet until the next event (a real-time thread has no timer slack, so
@@ -233,21 +236,25 @@ impl Emulator {
         Ok(self.report(end.min(at(Instant::now()))))
     }
 
-    fn handle(&mut self, ev: Ev, pending: &mut std::collections::VecDeque<Vec<u8>>, tun: &mut impl Write) -> Result<(), String> {
+    fn handle(&mut self, due: Due<Ev>, pending: &mut std::collections::VecDeque<Vec<u8>>, tun: &mut impl Write) -> Result<(), String> {
+        let ev = due.event();
+        if let Ev::Net(e) = ev {
+            if let Some(d) = self.net.handle(due, e, &mut self.events) {
+                let slot = self.net.packets[d.packet].seq as usize;
+                if self.net.packets[d.packet].kind == PacketKind::Data {
+                    self.data_delivered += 1;
+                }
+                self.net.packets.free(d.packet);
+                write_packet(tun, &self.release(slot))?;
+            }
+            return Ok(());
+        }
+        self.events.finish(due);
         match ev {
+            Ev::Net(_) => unreachable!("the network's events are handled with their entry"),
             Ev::Arrival => {
                 let bytes = pending.pop_front().expect("an arrival has its packet");
                 self.arrive(bytes, tun)?;
-            }
-            Ev::Net(e) => {
-                if let Some(d) = self.net.handle(e, &mut self.events) {
-                    let slot = self.net.packets[d.packet].seq as usize;
-                    if self.net.packets[d.packet].kind == PacketKind::Data {
-                        self.data_delivered += 1;
-                    }
-                    self.net.packets.free(d.packet);
-                    write_packet(tun, &self.release(slot))?;
-                }
             }
             Ev::LinkState(l, up) => {
                 self.net.set_link_up(l, up, self.events.now());
