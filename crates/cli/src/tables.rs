@@ -120,7 +120,7 @@ pub fn frames(out: &RunOutput, metrics: &[Metric]) -> PolarsResult<Vec<(&'static
         vec![
             col("flow", s.iter().map(|r| &*r.flow).collect::<Vec<_>>()),
             col("subflow", s.iter().map(|r| r.subflow).collect::<Vec<_>>()),
-            col("path", s.iter().map(|r| r.path.as_str()).collect::<Vec<_>>()),
+            col("path", s.iter().map(|r| &*r.path).collect::<Vec<_>>()),
             col("goodput_bps", s.iter().map(|r| r.goodput_bps).collect::<Vec<_>>()),
             col("mean_cwnd_pkts", s.iter().map(|r| r.mean_cwnd_pkts).collect::<Vec<_>>()),
             col("mean_srtt_s", s.iter().map(|r| r.mean_srtt_s).collect::<Vec<_>>()),

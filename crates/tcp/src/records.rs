@@ -56,8 +56,8 @@ pub struct SubflowRecord {
     pub flow: Arc<str>,
     /// Subflow number within the flow, from 0.
     pub subflow: u32,
-    /// Links crossed, joined by `>`.
-    pub path: String,
+    /// Links crossed, joined by `>` (shared by the records of the subflows on the same path).
+    pub path: Arc<str>,
     /// Bits per second this subflow's receiver got over the flow's measured interval, counted
     /// as [`FlowRecord::goodput_bps`] counts the flow's (each of its segments once, in order or
     /// not).

@@ -10,6 +10,8 @@
 //!   own `cwnd = ssthresh`; with RACK (RFC 8985 §6) losses are also marked by time, and with
 //!   TLP (RFC 8985 §7) a probe repairs a tail loss before the timeout would.
 
+use std::num::NonZeroU64;
+
 use sim_core::{RouteId, Time};
 
 use crate::config::{FullAck, Growth, PartialAckTimer, Recovery, TcpConfig};
@@ -194,6 +196,24 @@ pub enum Send {
     New,
 }
 
+/// A segment number that may be absent, in 8 bytes rather than an option's 16 (a sender has
+/// two, and a run can have a million senders): stored plus one, so that absent is zero.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SeqMark(Option<NonZeroU64>);
+
+impl SeqMark {
+    const NONE: SeqMark = SeqMark(None);
+
+    /// Segment `seq` (below `u64::MAX`, as every segment number of a run is).
+    fn at(seq: u64) -> SeqMark {
+        SeqMark(NonZeroU64::new(seq.wrapping_add(1)))
+    }
+
+    fn get(self) -> Option<u64> {
+        self.0.map(|n| n.get() - 1)
+    }
+}
+
 /// Sequence state, loss recovery and timer of one subflow's sender. Segment numbers count
 /// packets from 0.
 #[derive(Clone, Debug)]
@@ -220,7 +240,7 @@ pub struct SubflowSender {
     /// Where in recovery the sender is.
     phase: Phase,
     /// RFC 6582 `recover`: highest segment sent when the last recovery or timeout began.
-    recover: Option<u64>,
+    recover: SeqMark,
     /// Duplicate acknowledgements since `snd_una` last moved; the third may start fast
     /// recovery (RFC 5681 §3.2).
     dupacks: u32,
@@ -246,7 +266,7 @@ pub struct SubflowSender {
     /// ns-2's `pipe_` in recovery (read only with [`Recovery::Ns2`]); signed, as ns-2's.
     ns2_pipe: i64,
     /// TLP: the probe's episode ends when this is acknowledged (RFC 8985 `TLP.end_seq`).
-    probe_end: Option<u64>,
+    probe_end: SeqMark,
     /// TLP: whether the probe resent a segment (its arrival then means a loss was repaired).
     probe_resent: bool,
     /// The SYN was sent more than once (no RTT sample from its SYN-ACK without timestamps).
@@ -292,7 +312,7 @@ impl SubflowSender {
             data_seqs: multipath.then(Box::default),
             board: config.sack.then(Box::default),
             phase: if config.handshake { Phase::SynSent } else { Phase::Open },
-            recover: None,
+            recover: SeqMark::NONE,
             dupacks: 0,
             partial_seen: false,
             timeout_pending: false,
@@ -305,7 +325,7 @@ impl SubflowSender {
             cwnd_since: Time::ZERO,
             prr: PrrState::default(),
             ns2_pipe: 0,
-            probe_end: None,
+            probe_end: SeqMark::NONE,
             probe_resent: false,
             syn_resent: false,
             settings: SenderSettings {
@@ -391,7 +411,7 @@ impl SubflowSender {
     /// RFC 6582 step 2: fast retransmit only if the ACK covers more than `recover` (no
     /// re-entry for duplicate ACKs of data sent before the last recovery or timeout).
     pub fn may_enter_recovery(&self, ack: u64) -> bool {
-        self.recover.is_none_or(|r| ack > r)
+        self.recover.get().is_none_or(|r| ack > r)
     }
 
     #[inline]
@@ -614,7 +634,7 @@ impl SubflowSender {
         }
         if self.settings.tlp
             && self.phase == Phase::Open
-            && self.probe_end.is_none()
+            && self.probe_end.get().is_none()
             && self.board.as_ref().is_some_and(|b| b.sacked() == 0)
             && let Some(srtt) = self.rtt.srtt()
         {
@@ -743,9 +763,9 @@ impl SubflowSender {
     fn timeout<W: Window>(&mut self, now: Time, scanned: bool, w: &mut W) {
         self.counters.timeouts += 1;
         self.rtt.stop_timing();
-        self.recover = Some(self.snd_max - 1);
+        self.recover = SeqMark::at(self.snd_max - 1);
         self.dupacks = 0;
-        self.probe_end = None;
+        self.probe_end = SeqMark::NONE;
         if !scanned {
             self.rtt.back_off();
             self.stop_timer();
@@ -796,7 +816,7 @@ impl SubflowSender {
 
     /// A tail loss probe went out at `now`; `resent` if it resent the last segment.
     pub fn probe_sent(&mut self, resent: bool, now: Time) -> Option<Time> {
-        self.probe_end = Some(self.snd_max);
+        self.probe_end = SeqMark::at(self.snd_max);
         self.probe_resent = resent;
         self.arm_timer(now)
     }
@@ -870,7 +890,7 @@ impl SubflowSender {
                     return outcome;
                 }
             } else {
-                if self.phase == Phase::Loss && self.recover.is_some_and(|r| ack.next > r) {
+                if self.phase == Phase::Loss && self.recover.get().is_some_and(|r| ack.next > r) {
                     self.phase = Phase::Open;
                 }
                 self.dupacks = 0;
@@ -898,7 +918,7 @@ impl SubflowSender {
     /// caller goes on as after any new ACK: `None`); a partial ACK is handled whole here.
     #[inline(never)]
     fn on_recovery_ack<W: Window>(&mut self, ack: u64, newly: u64, w: &mut W) -> Option<AckOutcome> {
-        if self.recover.is_some_and(|rec| ack > rec) {
+        if self.recover.get().is_some_and(|rec| ack > rec) {
             // RFC 6582 step 3, full ACK: deflate and leave recovery.
             self.phase = Phase::Open;
             w.set_inflated(false);
@@ -982,7 +1002,7 @@ impl SubflowSender {
             send
         } else if self.dupacks == 3 && self.may_enter_recovery(ack) {
             // RFC 6582 step 2: fast retransmit, then fast recovery.
-            self.recover = Some(self.snd_max - 1);
+            self.recover = SeqMark::at(self.snd_max - 1);
             self.rtt.stop_timing();
             self.partial_seen = false;
             self.counters.fast_retransmits += 1;
@@ -1070,10 +1090,10 @@ impl SubflowSender {
         } else {
             TimerAction::Keep
         };
-        if self.probe_end.is_some_and(|end| ack.next >= end) {
+        if self.probe_end.get().is_some_and(|end| ack.next >= end) {
             // RFC 8985 §7.4: the probe's episode is over. If it resent a segment and the
             // sender never entered recovery, the probe repaired a loss: reduce the window.
-            self.probe_end = None;
+            self.probe_end = SeqMark::NONE;
             if self.probe_resent && self.phase == Phase::Open {
                 let ssthresh = self.loss_event(w);
                 w.set_cwnd(ssthresh);
@@ -1081,7 +1101,7 @@ impl SubflowSender {
             }
         }
         match self.phase {
-            Phase::Recovery if self.recover.is_some_and(|r| ack.next > r) => {
+            Phase::Recovery if self.recover.get().is_some_and(|r| ack.next > r) => {
                 self.phase = Phase::Open;
                 w.set_inflated(false);
                 // ns-2 keeps the window its recovery began with (unrounded; ssthresh may be
@@ -1107,7 +1127,7 @@ impl SubflowSender {
                 }
             },
             Phase::Loss | Phase::Open | Phase::SynSent => {
-                if self.phase == Phase::Loss && self.recover.is_some_and(|r| ack.next > r + ns2_loss as u64) {
+                if self.phase == Phase::Loss && self.recover.get().is_some_and(|r| ack.next > r + ns2_loss as u64) {
                     self.phase = Phase::Open;
                 }
                 if self.phase == Phase::Open && self.enter_recovery_if_lost(board, w, now) {
@@ -1157,7 +1177,7 @@ impl SubflowSender {
     #[inline(never)]
     fn enter_sack_recovery<W: Window>(&mut self, board: &mut Scoreboard, w: &mut W, now: Time) {
         let pipe = board.pipe();
-        self.recover = Some(self.snd_max - 1);
+        self.recover = SeqMark::at(self.snd_max - 1);
         self.rtt.stop_timing();
         self.counters.fast_retransmits += 1;
         self.account(now, w);
@@ -1183,3 +1203,17 @@ impl SubflowSender {
 
 /// The sequence number a SYN and its SYN-ACK carry (a handshake packet, not a data segment).
 pub const SYN_SEQ: u64 = u64::MAX;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_seq_mark_holds_any_segment_or_none_in_eight_bytes() {
+        assert_eq!(std::mem::size_of::<SeqMark>(), 8);
+        assert_eq!(SeqMark::NONE.get(), None);
+        for seq in [0, 1, 41, u64::MAX - 1] {
+            assert_eq!(SeqMark::at(seq).get(), Some(seq));
+        }
+    }
+}

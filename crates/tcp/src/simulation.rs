@@ -2,6 +2,8 @@
 //! records it reports.
 
 use std::borrow::Borrow;
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use mptcp_cc::Algorithm;
 use sim_core::rng::stream;
@@ -87,8 +89,13 @@ pub struct Progress {
     pub events: u64,
 }
 
+/// A path's name: its links' names joined by `>`.
+fn links_joined(links: &[LinkEntry], path: &[LinkIndex]) -> Arc<str> {
+    path.iter().map(|l| links[l.0 as usize].name.as_str()).collect::<Vec<_>>().join(">").into()
+}
+
 /// Index of a link in a [`Simulation`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LinkIndex(pub u32);
 
 /// A flow as built: its window law, one path per subflow, and its traffic.
@@ -229,12 +236,6 @@ impl Simulation {
         self.warm_received.reserve(subflows);
         self.owners.reserve(subflows);
         self.path_ranges.reserve(subflows);
-    }
-
-    fn path_name(&self, g: usize) -> String {
-        let (start, len) = self.path_ranges[g];
-        let links = &self.path_links[start as usize..(start + len) as usize];
-        links.iter().map(|l| self.links[l.0 as usize].name.as_str()).collect::<Vec<_>>().join(">")
     }
 
     /// The run settings given to [`Simulation::new`].
@@ -612,7 +613,17 @@ impl Simulation {
         };
         self.ctx.net = Network::default();
         self.ctx.events = EventList::new();
-        let mut path_names: Vec<String> = (0..self.owners.len()).map(|g| self.path_name(g)).collect();
+        // Each subflow's path name, its links' names joined by `>`: one string per distinct
+        // path, shared by the records of the subflows taking it (10 000 flows over one path:
+        // one string, not 10 000).
+        let (path_ranges, path_links, links) = (&self.path_ranges, &self.path_links, &self.links);
+        let mut path_names: HashMap<&[LinkIndex], Arc<str>> = HashMap::new();
+        let mut path_name = |g: usize| {
+            let (start, len) = path_ranges[g];
+            let path = &path_links[start as usize..(start + len) as usize];
+            let join = |path: &&[LinkIndex]| links_joined(links, path);
+            path_names.entry(path).or_insert_with_key(join).clone()
+        };
         // Exact capacities: the records are built while the simulation still holds every
         // connection, so growth by doubling would set the run's peak memory (10 000 flows:
         // 1.8 MB of spare capacity).
@@ -621,7 +632,7 @@ impl Simulation {
         for (i, c) in self.conns.iter_mut().enumerate() {
             let name = &self.names[if i == 0 { 0 } else { self.name_ends[i - 1] as usize }..self.name_ends[i] as usize];
             // One copy of the name for the flow's record and its subflows'.
-            let shared_name: std::sync::Arc<str> = name.into();
+            let shared_name: Arc<str> = name.into();
             let from = warmup.max(c.starts_at());
             let until = end.min(c.stops_at()).min(c.completed_at());
             let window = until.saturating_sub(from).as_secs_f64();
@@ -652,7 +663,7 @@ impl Simulation {
                 out.subflows.push(SubflowRecord {
                     flow: shared_name.clone(),
                     subflow: r as u32,
-                    path: std::mem::take(&mut path_names[g]),
+                    path: path_name(g),
                     // What the subflow's receiver got within the window, counted as the flow's.
                     goodput_bps: per_second({
                         let from = c.received_bytes(self.warm_received[g], held_by(&warm.subflows, g as u32), mss);

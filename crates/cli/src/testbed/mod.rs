@@ -714,7 +714,7 @@ fn run_in(
             output.subflows.push(SubflowRecord {
                 flow: name.clone(),
                 subflow: r as u32,
-                path: plan.paths[g].iter().map(|&l| plan.links[l].name.as_str()).collect::<Vec<_>>().join(">"),
+                path: plan.paths[g].iter().map(|&l| plan.links[l].name.as_str()).collect::<Vec<_>>().join(">").into(),
                 // A single path's is the flow's; a subflow of MPTCP's, what its sender had
                 // acknowledged (the receiver reads the connection's bytes, not the subflow's).
                 goodput_bps: if flow.subflows == 1 { goodput } else { per_second(e.bytes_acked.saturating_sub(w.bytes_acked) as f64) },

@@ -373,3 +373,17 @@ fn a_round_robin_link_shares_itself_equally_among_backlogged_flows_whatever_thei
     let round_robin = goodputs(true);
     assert!((round_robin - 1.0).abs() < 0.001, "round robin: {round_robin}");
 }
+
+#[test]
+fn subflows_on_the_same_path_share_its_name() {
+    let mut sim = Simulation::new(config(Time::from_ms(50), Time::ZERO, 1));
+    let [a, b, c] = ["a", "b", "c"].map(|n| sim.add_link(link(n, Rate::mbps(100), Time::from_ms(1), BufferLimit::Packets(100))));
+    sim.add_flow(bulk("one", vec![a, b], Time::ZERO));
+    sim.add_flow(bulk("two", vec![a, b], Time::ZERO));
+    sim.add_flow(FlowSpec { paths: vec![vec![c], vec![a, b]], algorithm: Algorithm::Lia, ..bulk("mp", vec![], Time::ZERO) });
+    let out = sim.run();
+    let paths: Vec<&str> = out.subflows.iter().map(|s| &*s.path).collect();
+    assert_eq!(paths, ["a>b", "a>b", "c", "a>b"]);
+    let ab: Vec<_> = out.subflows.iter().filter(|s| &*s.path == "a>b").collect();
+    assert!(ab.iter().all(|s| std::sync::Arc::ptr_eq(&s.path, &ab[0].path)), "one string for the three subflows on a>b");
+}

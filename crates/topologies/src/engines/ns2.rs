@@ -775,7 +775,7 @@ impl Scenario {
             output.subflows.push(SubflowRecord {
                 flow: name,
                 subflow: 0,
-                path: flow.paths[0].join(">"),
+                path: flow.paths[0].join(">").into(),
                 goodput_bps: goodput,
                 mean_cwnd_pkts: f64::NAN,
                 mean_srtt_s: f64::NAN,
