@@ -29,6 +29,7 @@ pub mod receiver;
 pub mod records;
 pub mod rtt;
 pub mod scoreboard;
+pub mod segment_map;
 pub mod sender;
 pub mod seqset;
 pub mod simulation;

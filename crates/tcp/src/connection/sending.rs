@@ -339,7 +339,7 @@ impl Connection {
         let acked = self.data.acked;
         let m = self.data.multipath.get_or_insert_default();
         m.reinject.forget_below(acked);
-        for &d in map.iter().filter(|&&d| d >= acked) {
+        for d in map.iter().filter(|&d| d >= acked) {
             m.reinject.insert(d);
         }
     }
