@@ -410,6 +410,22 @@ mod tests {
     }
 
     #[test]
+    fn a_taken_event_survives_renumbering_at_its_heaps_top() {
+        // Renumbering can happen inside `reschedule` (when sequence numbers run out): the
+        // taken event must still be the entry it replaces.
+        let mut list = EventList::new();
+        for i in 0..6u32 {
+            list.schedule(Time(u64::from(10 - i)), i);
+            list.schedule_timer(Time(u64::from(20 + i)), 100 + i);
+        }
+        let due = list.take_until(Time::NEVER).unwrap();
+        assert_eq!(due.event(), 5);
+        list.renumber();
+        list.reschedule(due, Time(30));
+        assert_eq!(drain(&mut list), [4, 3, 2, 1, 0, 100, 101, 102, 103, 104, 105, 5]);
+    }
+
+    #[test]
     fn take_until_leaves_later_events_and_the_clock() {
         let mut list = EventList::new();
         list.schedule(Time(7), 1u32);
