@@ -407,6 +407,14 @@ settings! {
     /// per ACK, so a large window grows more slowly than `1/cwnd`), slow start stops at
     /// ssthresh exactly, and a loss rounds ssthresh down to a byte.
     byte_window: bool, SettingKind::Bool, false;
+    /// With `byte_window`, LIA's congestion-avoidance step is its whole bytes plus one more
+    /// with the probability of the fraction left over, as htsim's `COUPLED_INC` draws it
+    /// (`rand() % A_SCALE`), and at most Reno's `⌊mss²/cwnd⌋`: a step below a byte, common
+    /// when four subflows share a small window, still grows the window on average. Every other
+    /// law's step stays rounded down, as htsim's Reno and `UNCOUPLED` are. Off in every
+    /// profile, `htsim`'s included (which models `TcpSrc`, not `MultipathTcpSrc`); htsim's
+    /// datacenter scenario turns it on.
+    lia_byte_carry: bool, SettingKind::Bool, false;
     /// Acknowledge every second full segment instead of every segment (RFC 1122 §4.2.3.2).
     delayed_ack: bool, SettingKind::Bool, false;
     /// Longest a delayed acknowledgement waits (RFC 1122: at most 500 ms; Linux's minimum

@@ -20,6 +20,7 @@
 
 mod sending;
 
+use mptcp_cc::lia::Lia;
 use mptcp_cc::{CoupledController, SubflowState};
 use rand::RngExt;
 use sim_core::rng::Stream;
@@ -192,6 +193,9 @@ pub struct Connection {
     jitter: Option<Box<Jitter>>,
     /// The receivers' ACK latency (with `ack_latency_median` above zero).
     ack_latency: Option<Box<AckLatency>>,
+    /// The random stream of LIA's carried byte (`flow.<name>.byte_carry`, with
+    /// `lia_byte_carry` and `byte_window` on a LIA connection).
+    byte_carry: Option<Box<Stream>>,
 }
 
 /// What a connection reads of its [`TcpConfig`].
@@ -377,6 +381,8 @@ impl Connection {
     ) -> Connection {
         let n = senders.len();
         let tcp = &spec.tcp;
+        // htsim draws the carried byte in its LIA (`COUPLED_INC`) only.
+        let carries = tcp.byte_window && tcp.lia_byte_carry && cc.name() == Lia.name();
         Connection {
             cc,
             states: vec![SubflowState::new(tcp.initial_cwnd, tcp.initial_ssthresh); n].into_boxed_slice(),
@@ -394,6 +400,7 @@ impl Connection {
             jitter: (tcp.jitter > Time::ZERO)
                 .then(|| Box::new(Jitter { amplitude: tcp.jitter, rng: stream("jitter"), last_due: vec![Time::ZERO; n] })),
             ack_latency: (tcp.ack_latency_median > Time::ZERO).then(|| Box::new(AckLatency::new(tcp, stream("ack_latency"), n))),
+            byte_carry: carries.then(|| Box::new(stream("byte_carry"))),
             data: DataLevel {
                 limit: Connection::segments_for(spec.size, mss),
                 buffer: spec.receive_buffer.unwrap_or(u64::MAX),

@@ -5,6 +5,7 @@
 
 use mptcp_cc::{CoupledController, SlowStartSample, SubflowState};
 use rand::RngExt;
+use sim_core::rng::Stream;
 use sim_core::{Packet, PacketId, PacketKind, Time};
 
 use crate::connection::{AtStop, Connection, Ctx};
@@ -22,6 +23,8 @@ struct Law<'a> {
     settings: &'a crate::connection::ConnectionSettings,
     /// The time of the ACK or timer being handled (CUBIC's growth depends on it).
     now: Time,
+    /// The stream that draws LIA's carried byte (htsim's), if the connection has one.
+    carry: Option<&'a mut Stream>,
 }
 
 impl Window for Law<'_> {
@@ -53,7 +56,11 @@ impl Window for Law<'_> {
         // Some laws (OLIA, RSF) may shrink the window; it never goes below one packet. A law
         // that answers NaN (parameters at the edge of their range) leaves it as it was.
         if self.settings.bytes_per_packet > 0.0 {
-            self.states[self.r].cwnd = whole_bytes_grown(cwnd, ssthresh, growth, self.settings.bytes_per_packet);
+            let mss = self.settings.bytes_per_packet;
+            self.states[self.r].cwnd = match self.carry.as_deref_mut() {
+                None => whole_bytes_grown(cwnd, ssthresh, growth, mss),
+                Some(rng) => whole_bytes_carried(cwnd, ssthresh, growth, mss, rng),
+            };
         } else if !growth.is_nan() {
             self.states[self.r].cwnd = (cwnd + growth).max(1.0);
         }
@@ -138,12 +145,32 @@ fn whole_bytes_grown(cwnd: f64, ssthresh: f64, growth: f64, mss: f64) -> f64 {
     ((window + whole_bytes(growth, mss)) as f64 / mss).max(1.0)
 }
 
+/// [`whole_bytes_grown`] as htsim's LIA grows its window (`MultipathTcpSrc::inflate_window`,
+/// `COUPLED_INC`): a congestion-avoidance step gains one more byte with the probability of the
+/// fraction it drops, drawn from `rng`, and is at most Reno's `⌊mss²/cwnd⌋` bytes (none when
+/// that is zero). A function of its own, so that the byte windows without a carry pay nothing.
+#[inline(never)]
+fn whole_bytes_carried(cwnd: f64, ssthresh: f64, growth: f64, mss: f64, rng: &mut Stream) -> f64 {
+    if cwnd < ssthresh {
+        return whole_bytes_grown(cwnd, ssthresh, growth, mss);
+    }
+    let window = (cwnd * mss + 0.5) as i64;
+    let mut step = whole_bytes(growth, mss);
+    if rng.random::<f64>() < growth * mss - step as f64 {
+        step += 1;
+    }
+    let mss_bytes = mss as i64;
+    step = step.min(mss_bytes * mss_bytes / window.max(1));
+    ((window + step) as f64 / mss).max(1.0)
+}
+
 /// Runs `$body` with `$s` the sender of subflow `$r` and `$w` its window, at time `$now`.
 macro_rules! with_sender {
     ($conn:expr, $r:expr, $now:expr, |$s:ident, $w:ident| $body:expr) => {{
         let c = &mut *$conn;
         let $s = &mut c.senders[$r];
-        let mut law = Law { cc: c.cc.as_mut(), states: &mut c.states, r: $r, settings: &c.config, now: $now };
+        let carry = c.byte_carry.as_deref_mut();
+        let mut law = Law { cc: c.cc.as_mut(), states: &mut c.states, r: $r, settings: &c.config, now: $now, carry };
         let $w = &mut law;
         $body
     }};
@@ -428,7 +455,7 @@ impl Connection {
 
 #[cfg(test)]
 mod tests {
-    use super::{whole_bytes_below, whole_bytes_grown};
+    use super::{whole_bytes_below, whole_bytes_carried, whole_bytes_grown};
 
     /// htsim's `TcpSrc` in its own integers (`uint32_t _cwnd`, `_ssthresh`): slow start adds
     /// `min(ssthresh - cwnd, mss)`, congestion avoidance `mss * mss / cwnd`, a loss sets
@@ -475,5 +502,41 @@ mod tests {
         assert_eq!((whole_bytes_below(15_001.0 / 1500.0 / 2.0, 1500.0) * 1500.0).round(), 7500.0);
         // A law that shrinks the window loses whole bytes, rounded toward zero.
         assert_eq!((whole_bytes_grown(10.0, 5.0, -0.0015, 1500.0) * 1500.0).round(), 14_998.0);
+    }
+
+    /// Bytes a window of `bytes` gains over `acks` congestion-avoidance steps of `step` bytes
+    /// each (a fixed step, as a law with a large total window gives), carried at random or not.
+    fn gained(bytes: f64, step: f64, acks: u32, carry: bool) -> f64 {
+        let mss = 1500.0;
+        let mut rng = sim_core::rng::stream(3, "carry");
+        let mut w = bytes / mss;
+        for _ in 0..acks {
+            w = if carry { whole_bytes_carried(w, 2.0, step / mss, mss, &mut rng) } else { whole_bytes_grown(w, 2.0, step / mss, mss) };
+        }
+        (w * mss).round() - bytes
+    }
+
+    #[test]
+    fn a_step_below_a_byte_grows_the_window_only_when_carried() {
+        // 0.3 bytes per ACK: htsim's LIA carries a byte 30 % of the time.
+        let carried = gained(90_000.0, 0.3, 10_000, true);
+        // Binomial(10 000, 0.3): mean 3 000, standard deviation 46.
+        assert!((carried - 3000.0).abs() < 250.0, "{carried}");
+        assert_eq!(gained(90_000.0, 0.3, 10_000, false), 0.0);
+        // 2.75 bytes a step: 2 each, and a third 75 % of the time.
+        let carried = gained(90_000.0, 2.75, 1000, true);
+        assert!((carried - 2750.0).abs() < 60.0, "{carried}");
+        assert_eq!(gained(90_000.0, 2.75, 1000, false), 2000.0);
+    }
+
+    #[test]
+    fn a_carried_step_is_at_most_renos_whole_bytes() {
+        // Reno's step at 1 500 000 bytes is ⌊1500²/1 500 000⌋ = 1 byte, at 3 000 000 none:
+        // a carried step stops there however large the law's own.
+        assert_eq!(gained(1_500_000.0, 1.9, 100, true), 100.0);
+        assert_eq!(gained(3_000_000.0, 0.9, 100, true), 0.0);
+        // Slow start is not carried: it stops at ssthresh exactly.
+        let mut rng = sim_core::rng::stream(3, "carry");
+        assert_eq!(whole_bytes_carried(1.5, 2.0, 1.0, 1500.0, &mut rng), 2.0);
     }
 }

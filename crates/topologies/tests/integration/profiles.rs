@@ -234,3 +234,26 @@ fn subflows_open_at_once_as_htsims_or_join_after_the_first_as_mptcps() {
     assert_eq!(first, 0);
     assert_eq!(second, 10_000_080_000, "MPTCP: the second SYN one round trip after the first (ps)");
 }
+
+/// With `lia_byte_carry`, LIA rounds each congestion-avoidance step of its byte window up or
+/// down at random (htsim's `COUPLED_INC`), other laws down. On two 1 Gb/s paths of 10 ms round
+/// trip, from htsim's ssthresh of 100 packets, LIA's steps are 2-4 bytes (1 500 bytes · a /
+/// 200-400 packets, a near ½): rounded down they lose about half a byte each, so the windows
+/// grow more slowly and average less over the run. An uncoupled connection draws nothing: its
+/// run is the same bytes either way.
+#[test]
+fn htsims_lia_carries_a_byte_at_random_and_other_laws_do_not() {
+    const TWO_PATHS: &str = "[sim]\nduration = \"10s\"\nwarmup = \"1s\"\n[tcp]\nprofile = \"htsim\"\n\
+        [[link]]\nname = \"a\"\nrate = \"1Gbps\"\ndelay = \"5ms\"\nbuffer = \"100pkt\"\n\
+        [[link]]\nname = \"b\"\nrate = \"1Gbps\"\ndelay = \"5ms\"\nbuffer = \"100pkt\"\n\
+        [[flow]]\nname = \"mp\"\ncc = \"lia\"\npaths = [[\"a\"], [\"b\"]]\n";
+    let run = |cc: &str, carry: bool| {
+        let sets = [("flow.mp.cc".to_string(), format!("\"{cc}\"")), ("tcp.lia_byte_carry".to_string(), carry.to_string())];
+        topologies::load_text("two-paths.toml", TWO_PATHS, &sets).expect("loads").build().expect("builds").run()
+    };
+    let windows = |out: &RunOutput| out.subflows.iter().map(|s| s.mean_cwnd_pkts).sum::<f64>();
+    let (carried, rounded_down) = (windows(&run("lia", true)), windows(&run("lia", false)));
+    assert!(carried > 1.1 * rounded_down, "mean windows: {carried} packets carried, {rounded_down} rounded down");
+    let (a, b) = (run("uncoupled", true), run("uncoupled", false));
+    assert_eq!(format!("{:?}{:?}", a.subflows, a.links), format!("{:?}{:?}", b.subflows, b.links));
+}
