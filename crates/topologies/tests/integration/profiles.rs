@@ -17,6 +17,18 @@ fn scenario(file: &str, sets: &[(&str, String)]) -> RunOutput {
     load(file, &sets).build().expect("builds").run()
 }
 
+/// A LIA connection over two paths of `rate` and 5 ms each way (100-packet buffers) under the
+/// `htsim` profile, run for `duration` with statistics from `warmup`.
+fn two_paths(rate: &str, duration: &str, warmup: &str) -> String {
+    let link = |name: &str| format!("[[link]]\nname = \"{name}\"\nrate = \"{rate}\"\ndelay = \"5ms\"\nbuffer = \"100pkt\"\n");
+    format!(
+        "[sim]\nduration = \"{duration}\"\nwarmup = \"{warmup}\"\n[tcp]\nprofile = \"htsim\"\n{}{}\
+         [[flow]]\nname = \"mp\"\ncc = \"lia\"\npaths = [[\"a\"], [\"b\"]]\n",
+        link("a"),
+        link("b")
+    )
+}
+
 fn jain(xs: &[f64]) -> f64 {
     let sum: f64 = xs.iter().sum();
     sum * sum / (xs.len() as f64 * xs.iter().map(|x| x * x).sum::<f64>())
@@ -200,12 +212,9 @@ fn cc_state_mean_averages_lias_a_over_the_time_series() {
 /// later (5 ms each way and the 1-byte SYN's 80 ns at 100 Mb/s).
 #[test]
 fn subflows_open_at_once_as_htsims_or_join_after_the_first_as_mptcps() {
-    const TWO_PATHS: &str = "[sim]\nduration = \"100ms\"\nwarmup = \"0s\"\n[tcp]\nprofile = \"htsim\"\n\
-        [[link]]\nname = \"a\"\nrate = \"100Mbps\"\ndelay = \"5ms\"\nbuffer = \"100pkt\"\n\
-        [[link]]\nname = \"b\"\nrate = \"100Mbps\"\ndelay = \"5ms\"\nbuffer = \"100pkt\"\n\
-        [[flow]]\nname = \"mp\"\ncc = \"lia\"\npaths = [[\"a\"], [\"b\"]]\n";
+    let scenario = two_paths("100Mbps", "100ms", "0s");
     let first_syns = |sets: &[(String, String)]| {
-        let mut s = topologies::load_text("two-paths.toml", TWO_PATHS, sets).expect("loads");
+        let mut s = topologies::load_text("two-paths.toml", &scenario, sets).expect("loads");
         s.captures.push(topologies::model::CaptureModel {
             key: "capture".into(),
             links: s.links.iter().map(|l| l.name.clone()).collect(),
@@ -243,13 +252,10 @@ fn subflows_open_at_once_as_htsims_or_join_after_the_first_as_mptcps() {
 /// run is the same bytes either way.
 #[test]
 fn htsims_lia_carries_a_byte_at_random_and_other_laws_do_not() {
-    const TWO_PATHS: &str = "[sim]\nduration = \"10s\"\nwarmup = \"1s\"\n[tcp]\nprofile = \"htsim\"\n\
-        [[link]]\nname = \"a\"\nrate = \"1Gbps\"\ndelay = \"5ms\"\nbuffer = \"100pkt\"\n\
-        [[link]]\nname = \"b\"\nrate = \"1Gbps\"\ndelay = \"5ms\"\nbuffer = \"100pkt\"\n\
-        [[flow]]\nname = \"mp\"\ncc = \"lia\"\npaths = [[\"a\"], [\"b\"]]\n";
+    let scenario = two_paths("1Gbps", "10s", "1s");
     let run = |cc: &str, carry: bool| {
         let sets = [("flow.mp.cc".to_string(), format!("\"{cc}\"")), ("tcp.lia_byte_carry".to_string(), carry.to_string())];
-        topologies::load_text("two-paths.toml", TWO_PATHS, &sets).expect("loads").build().expect("builds").run()
+        topologies::load_text("two-paths.toml", &scenario, &sets).expect("loads").build().expect("builds").run()
     };
     let windows = |out: &RunOutput| out.subflows.iter().map(|s| s.mean_cwnd_pkts).sum::<f64>();
     let (carried, rounded_down) = (windows(&run("lia", true)), windows(&run("lia", false)));
