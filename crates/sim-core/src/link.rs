@@ -234,14 +234,14 @@ impl Link {
         while self.next_departure <= now {
             let departure = self.next_departure;
             let id = self.unserved.expect("a departure is due, so a packet is in service");
-            let size = arena[id].size;
+            let (size, after) = (arena[id].size, arena[id].next_queued());
             let service = self.serialization_time(size);
             self.counters.busy += service;
             self.counters.departures += 1;
             self.counters.bytes_departed += size as u64;
             self.queued.0 -= 1;
             self.queued.1 -= size as u64;
-            self.unserved = self.line.after(arena, id);
+            self.unserved = after;
             match self.unserved {
                 Some(head) => self.next_departure = arena[head].due - self.delay,
                 None => match self.round_robin.as_mut().and_then(|rr| rr.pop(arena)) {
@@ -272,9 +272,11 @@ impl Link {
         self.line.push(arena, id);
     }
 
-    /// Offers packet `id` to the link at time `now`.
+    /// Offers packet `id`, of `size` bytes (its size, which the caller has at hand), to the
+    /// link at time `now`.
     #[inline(always)]
-    pub fn arrive(&mut self, arena: &mut PacketArena, id: PacketId, now: Time) -> Admission {
+    pub fn arrive(&mut self, arena: &mut PacketArena, id: PacketId, size: u32, now: Time) -> Admission {
+        debug_assert_eq!(arena[id].size, size);
         self.counters.arrivals += 1;
         if !self.up {
             self.counters.down_drops += 1;
@@ -285,7 +287,6 @@ impl Link {
             return Admission::Dropped(DropReason::Random);
         }
         self.settle(arena, now);
-        let size = arena[id].size;
         let admitted = match &mut self.discipline {
             // The common case, decided here without a call.
             Discipline::DropTail => self.limit.admits(self.queued.0, self.queued.1, size),
@@ -312,12 +313,11 @@ impl Link {
         self.counters.queue_packet_ps += wait;
         self.counters.queue_byte_ps += size as u128 * wait;
         let due = departure + self.delay;
-        arena[id].due = due;
         if self.unserved.is_none() {
             self.unserved = Some(id);
             self.next_departure = departure;
         }
-        self.line.push(arena, id);
+        self.line.push_due(arena, id, due);
         self.count_queued(size);
         if self.next_exit == Time::NEVER {
             self.next_exit = due;
@@ -460,7 +460,7 @@ mod tests {
         let mut l = link();
         for _ in 0..3 {
             let id = arena.alloc(Packet::new(PacketKind::Data, 1500, 0));
-            assert!(matches!(l.arrive(&mut arena, id, Time::ZERO), Admission::Queued(_)));
+            assert!(matches!(l.arrive(&mut arena, id, 1500, Time::ZERO), Admission::Queued(_)));
         }
         let us = 1_000_000u128; // picoseconds
         let c = l.counters(&mut arena, Time::from_us(6));
@@ -487,7 +487,7 @@ mod tests {
         let us = 1_000_000u128;
         let offer = |arena: &mut PacketArena, l: &mut Link, flow: u32, at: u64| {
             let id = arena.alloc(Packet::new(PacketKind::Data, 1500, flow));
-            (id, l.arrive(arena, id, Time::from_us(at)))
+            (id, l.arrive(arena, id, 1500, Time::from_us(at)))
         };
         // Flow 7 sends three packets at 0, flow 3 one at 1 us: 7, 3, 7, 7, leaving at 12, 24,
         // 36 and 48 us, each reaching the far end 10 us later.
@@ -524,7 +524,7 @@ mod tests {
             .iter()
             .map(|&(flow, at)| {
                 let id = arena.alloc(Packet::new(PacketKind::Data, 1500, flow));
-                l.arrive(&mut arena, id, Time::from_us(at));
+                l.arrive(&mut arena, id, 1500, Time::from_us(at));
                 id
             })
             .collect();

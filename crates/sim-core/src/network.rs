@@ -194,17 +194,43 @@ impl Network {
     /// has no queue or pipe.
     #[inline]
     pub fn send<E: From<NetEvent> + EventCode>(&mut self, id: PacketId, route: RouteId, events: &mut EventList<E>) -> Option<Delivery> {
-        self.packets[id].hop = route.0;
-        self.forward(id, route.0, events)
+        let p = &mut self.packets[id];
+        p.hop = route.0;
+        let size = p.size;
+        self.forward(id, route.0, size, events)
     }
 
-    /// Moves packet `id` into hop `hop`, its current one.
+    /// Stores `packet` in slot `slot` (a packet the caller owns and is done with), or in a new
+    /// one, and sends it along the route starting at `route`: [`Network::send`] for a packet
+    /// made whole by its sender, which writes it once. Returns its id and, if the route has no
+    /// queue or pipe, its delivery.
     #[inline(always)]
-    fn forward<E: From<NetEvent> + EventCode>(&mut self, id: PacketId, hop: u32, events: &mut EventList<E>) -> Option<Delivery> {
+    pub fn send_packet<E: From<NetEvent> + EventCode>(
+        &mut self,
+        mut packet: Packet,
+        slot: Option<PacketId>,
+        route: RouteId,
+        events: &mut EventList<E>,
+    ) -> (PacketId, Option<Delivery>) {
+        packet.hop = route.0;
+        let size = packet.size;
+        let id = match slot {
+            Some(id) => {
+                self.packets[id] = packet;
+                id
+            }
+            None => self.packets.alloc(packet),
+        };
+        (id, self.forward(id, route.0, size, events))
+    }
+
+    /// Moves packet `id`, of `size` bytes, into hop `hop`, its current one.
+    #[inline(always)]
+    fn forward<E: From<NetEvent> + EventCode>(&mut self, id: PacketId, hop: u32, size: u32, events: &mut EventList<E>) -> Option<Delivery> {
         let now = events.now();
         match self.hops[hop as usize] {
             Hop::Link(l) => {
-                match self.links[l.0 as usize].arrive(&mut self.packets, id, now) {
+                match self.links[l.0 as usize].arrive(&mut self.packets, id, size, now) {
                     Admission::Queued(None) => {}
                     Admission::Queued(Some(at)) => events.schedule(at, NetEvent::LinkExit(l).into()),
                     Admission::Dropped(_) => self.drop_packet(id),
@@ -212,7 +238,7 @@ impl Network {
                 None
             }
             Hop::Tapped(t) => {
-                self.forward_tapped(t, id, now, events);
+                self.forward_tapped(t, id, size, now, events);
                 None
             }
             Hop::Pipe(p) => {
@@ -229,11 +255,11 @@ impl Network {
     /// [`Network::tapped`] with its fate.
     #[cold]
     #[inline(never)]
-    fn forward_tapped<E: From<NetEvent> + EventCode>(&mut self, t: u32, id: PacketId, now: Time, events: &mut EventList<E>) {
+    fn forward_tapped<E: From<NetEvent> + EventCode>(&mut self, t: u32, id: PacketId, size: u32, now: Time, events: &mut EventList<E>) {
         let at = self.taps[t as usize];
         match at {
             Hop::Link(l) => {
-                let admission = self.links[l.0 as usize].arrive(&mut self.packets, id, now);
+                let admission = self.links[l.0 as usize].arrive(&mut self.packets, id, size, now);
                 let dropped = matches!(admission, Admission::Dropped(_));
                 self.tapped.push(Tapped { time: now, at, packet: self.packets[id], dropped });
                 match admission {
@@ -277,8 +303,8 @@ impl Network {
         let id = id?;
         let p = &mut self.packets[id];
         p.hop += 1;
-        let hop = p.hop;
-        self.forward(id, hop, events)
+        let (hop, size) = (p.hop, p.size);
+        self.forward(id, hop, size, events)
     }
 
     /// Takes link `l` down or up at `now`, dropping what waits in a link going down.

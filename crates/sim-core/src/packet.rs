@@ -53,6 +53,13 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// The packet queued after this one, if any (what [`PacketFifo::after`] answers, read from
+    /// a packet at hand).
+    #[inline]
+    pub(crate) fn next_queued(&self) -> Option<PacketId> {
+        (self.next != PacketId::NIL).then_some(PacketId(self.next))
+    }
+
     /// A packet of `size` bytes starting at hop `hop`, with every other field zero.
     pub fn new(kind: PacketKind, size: u32, hop: u32) -> Packet {
         Packet {
@@ -163,6 +170,22 @@ impl PacketFifo {
     #[inline]
     pub fn push(&mut self, arena: &mut PacketArena, id: PacketId) {
         arena[id].next = PacketId::NIL;
+        self.link_tail(arena, id);
+    }
+
+    /// Appends `id` at the tail, due to leave at `due` (its `due` field set in the same access
+    /// to the packet: the hot path of links and pipes).
+    #[inline]
+    pub fn push_due(&mut self, arena: &mut PacketArena, id: PacketId, due: Time) {
+        let p = &mut arena[id];
+        p.next = PacketId::NIL;
+        p.due = due;
+        self.link_tail(arena, id);
+    }
+
+    /// Links `id`, whose `next` is already nil, after the tail.
+    #[inline]
+    fn link_tail(&mut self, arena: &mut PacketArena, id: PacketId) {
         if self.tail == PacketId::NIL {
             self.head = id.0;
         } else {

@@ -35,9 +35,8 @@ impl Pipe {
     #[inline]
     pub fn enter(&mut self, arena: &mut PacketArena, id: PacketId, now: Time) -> Option<Time> {
         let due = (now + self.delay).max(arena[id].due);
-        arena[id].due = due;
         let was_empty = self.fifo.is_empty();
-        self.fifo.push(arena, id);
+        self.fifo.push_due(arena, id, due);
         was_empty.then_some(due)
     }
 

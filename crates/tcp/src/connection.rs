@@ -460,10 +460,14 @@ impl Connection {
         self.bytes_in(delivered, mss) + held.map_or(0, |h| h.members(delivered, u64::MAX).map(size).sum::<u64>())
     }
 
-    /// Data packet `id` reached subflow `r`'s receiver; turns it into the ACK (or frees it).
+    /// Data packet `id` (or a SYN) reached subflow `r`'s receiver; turns it into the ACK (or
+    /// frees it).
     #[inline(always)]
     pub fn on_data(&mut self, r: usize, id: PacketId, ctx: &mut Ctx) {
         let p = &ctx.net.packets[id];
+        if p.kind == PacketKind::Handshake {
+            return self.on_syn(r, id, ctx);
+        }
         let action = self.receivers[r].on_data(p.seq, p.timestamp, p.retransmitted);
         if self.multipath() {
             self.data.receive(p.data_seq);
@@ -485,8 +489,10 @@ impl Connection {
     }
 
     /// A SYN (packet `id`) reached subflow `r`'s receiver: it becomes the SYN-ACK, echoing the
-    /// SYN's send time.
-    pub fn on_syn(&mut self, r: usize, id: PacketId, ctx: &mut Ctx) {
+    /// SYN's send time. Out of line: one per connection.
+    #[cold]
+    #[inline(never)]
+    fn on_syn(&mut self, r: usize, id: PacketId, ctx: &mut Ctx) {
         let p = &mut ctx.net.packets[id];
         p.retransmitted = false;
         if self.config.acks_at_once {

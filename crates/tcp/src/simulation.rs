@@ -400,11 +400,7 @@ impl Simulation {
             let (ctx, conns) = (&mut self.ctx, &mut self.conns);
             let c = &mut conns[conn as usize];
             if d.endpoint % 2 == 1 {
-                if ctx.net.packets[d.packet].kind == PacketKind::Handshake {
-                    c.on_syn(r as usize, d.packet, ctx);
-                } else {
-                    c.on_data(r as usize, d.packet, ctx);
-                }
+                c.on_data(r as usize, d.packet, ctx);
             } else {
                 c.on_ack_packet(r as usize, d.packet, ctx);
             }

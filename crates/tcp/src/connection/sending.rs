@@ -213,23 +213,23 @@ impl Connection {
         let mut p = Packet::new(PacketKind::Handshake, size, 0);
         p.seq = SYN_SEQ;
         p.timestamp = ctx.events.now();
-        let id = ctx.net.packets.alloc(p);
-        self.send_on(r, id, ctx);
+        self.send_on(r, p, None, ctx);
         let wake = self.senders[r].arm_syn_timer(ctx.events.now());
         self.wake_at(r, wake, ctx);
     }
 
-    /// Sends packet `id` on subflow `r`'s route, after the send jitter if there is one.
+    /// Sends `packet` on subflow `r`'s route, after the send jitter if there is one, in slot
+    /// `slot` if given (a packet of this connection's it is done with) or a new one.
     #[inline(always)]
-    fn send_on(&mut self, r: usize, id: PacketId, ctx: &mut Ctx) {
+    fn send_on(&mut self, r: usize, mut packet: Packet, slot: Option<PacketId>, ctx: &mut Ctx) {
         if let Some(jitter) = &mut self.jitter {
             // In order: never before the packet sent before it on this subflow.
             let due = ctx.events.now() + Time(jitter.rng.random_range(0..=jitter.amplitude.as_ps()));
             let last = &mut jitter.last_due[r];
             *last = due.max(*last);
-            ctx.net.packets[id].due = *last;
+            packet.due = *last;
         }
-        let delivered = ctx.net.send(id, self.senders[r].route(), &mut ctx.events);
+        let (_, delivered) = ctx.net.send_packet(packet, slot, self.senders[r].route(), &mut ctx.events);
         debug_assert!(delivered.is_none(), "every route crosses at least one link");
     }
 
@@ -243,14 +243,7 @@ impl Connection {
         p.data_seq = data_seq;
         p.timestamp = ctx.events.now();
         p.retransmitted = retransmitted;
-        let id = match ctx.spare.take() {
-            Some(id) => {
-                ctx.net.packets[id] = p;
-                id
-            }
-            None => ctx.net.packets.alloc(p),
-        };
-        self.send_on(r, id, ctx);
+        self.send_on(r, p, ctx.spare.take(), ctx);
         if !self.senders[r].timer_armed() {
             self.arm_timer(r, ctx);
         }
