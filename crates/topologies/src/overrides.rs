@@ -1,5 +1,6 @@
 //! Key paths into a scenario (`sim.duration`, `link.l1.rate`, `flow.mp.cc.phi`) and setting
-//! values at them: `equipoise run --set` and sweeps use the same paths.
+//! values at them: `equipoise run --set` and sweeps use the same paths. As in a TOML dotted
+//! key, a segment may be quoted, which it must be to hold a dot: `topology.links."h0>e0_0".delay`.
 
 use toml::{Table, Value};
 
@@ -48,19 +49,50 @@ pub fn set_key(root: &mut Table, path: &str, value: Value) -> Result<(), String>
     set_in(table, rest, value, section)
 }
 
-/// `rest` starts with the `name` of one of the tables `items` (the array at `prefix`): sets the
-/// remaining path in that table.
+/// The first segment of key path `path` and what follows its dot, if anything: a segment is
+/// bare (up to the next dot) or quoted as a TOML basic string without escapes (`"h0>e0_0"`,
+/// `"a.b"`), its quotes removed.
+fn first_segment(path: &str) -> Result<(&str, Option<&str>), String> {
+    let Some(quoted) = path.strip_prefix('"') else {
+        return Ok(match path.split_once('.') {
+            Some((head, tail)) => (head, Some(tail)),
+            None => (path, None),
+        });
+    };
+    let Some((head, after)) = quoted.split_once('"') else {
+        return Err(format!("expected a closing quote after {path}"));
+    };
+    if head.contains('\\') {
+        return Err(format!("the quoted key \"{head}\" has a backslash; expected a name without escapes"));
+    }
+    match after {
+        "" => Ok((head, None)),
+        _ => match after.strip_prefix('.') {
+            Some(tail) => Ok((head, Some(tail))),
+            None => Err(format!("expected a dot or the end after the quoted key \"{head}\", found \"{after}\"")),
+        },
+    }
+}
+
+/// `rest` starts with the `name` of one of the tables `items` (the array at `prefix`), bare or
+/// quoted: sets the remaining path in that table.
 fn set_in_named(items: &mut [Value], rest: &str, value: Value, prefix: &str) -> Result<(), String> {
     let names: Vec<String> = items.iter().map(|t| t.get("name").and_then(Value::as_str).unwrap_or_default().to_string()).collect();
-    // The longest name that prefixes the rest: names may contain dots.
-    let chosen = names
-        .iter()
-        .enumerate()
-        .filter(|(_, n)| !n.is_empty() && rest.starts_with(&format!("{n}.")))
-        .max_by_key(|(_, n)| n.len())
-        .map(|(i, _)| i);
-    let Some(i) = chosen else {
-        let got = rest.split('.').next().unwrap_or(rest);
+    let chosen = if rest.starts_with('"') {
+        let (name, tail) = first_segment(rest)?;
+        let tail = tail.ok_or_else(|| format!("expected a key after {prefix}.\"{name}\""))?;
+        names.iter().position(|n| n == name).map(|i| (i, tail))
+    } else {
+        // The longest name that prefixes the rest: names may contain dots.
+        names
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| !n.is_empty() && rest.starts_with(&format!("{n}.")))
+            .max_by_key(|(_, n)| n.len())
+            .map(|(i, n)| (i, &rest[n.len() + 1..]))
+    };
+    let Some((i, tail)) = chosen else {
+        let got = first_segment(rest).map_or(rest, |(head, _)| head);
         let what = prefix.rsplit('.').next().unwrap_or(prefix);
         return Err(format!(
             "no {what} named \"{got}\"{} ({what}s: {})",
@@ -68,18 +100,17 @@ fn set_in_named(items: &mut [Value], rest: &str, value: Value, prefix: &str) -> 
             names.join(", ")
         ));
     };
-    let name_len = names[i].len();
     let table = items[i].as_table_mut().ok_or_else(|| format!("{prefix}[{i}] is not a table"))?;
-    set_in(table, &rest[name_len + 1..], value, &format!("{prefix}.{}", names[i]))
+    set_in(table, tail, value, &format!("{prefix}.{}", names[i]))
 }
 
 fn set_in(table: &mut Table, rest: &str, value: Value, prefix: &str) -> Result<(), String> {
-    match rest.split_once('.') {
-        None => {
-            table.insert(rest.to_string(), value);
+    match first_segment(rest)? {
+        (key, None) => {
+            table.insert(key.to_string(), value);
             Ok(())
         }
-        Some((head, tail)) => {
+        (head, Some(tail)) => {
             let here = format!("{prefix}.{head}");
             // An array of named tables (`[[aimd.group]]`): the next part of the path is a name.
             if let Some(Value::Array(items)) = table.get_mut(head)
@@ -145,6 +176,28 @@ mod tests {
         set_key(&mut aimd, "aimd.group.b.weight", parse_value("0.25")).unwrap();
         assert_eq!(aimd["aimd"]["group"][1]["weight"].as_float(), Some(0.25));
         assert!(set_key(&mut aimd, "aimd.group.c.weight", parse_value("1")).unwrap_err().contains("no group named \"c\""));
+    }
+
+    #[test]
+    fn quoted_segments_name_keys_and_tables_as_toml_does() {
+        let mut t = scenario();
+        set_key(&mut t, r#"topology.links."h0>e0_0".delay"#, parse_value("2us")).unwrap();
+        assert_eq!(t["topology"]["links"]["h0>e0_0"]["delay"].as_str(), Some("2us"));
+        set_key(&mut t, r#"topology.links."a.b""#, parse_value("1")).unwrap();
+        assert_eq!(t["topology"]["links"]["a.b"].as_integer(), Some(1));
+        set_key(&mut t, r#"flow."mp.fast".start"#, parse_value("2s")).unwrap();
+        set_key(&mut t, r#"flow."mp".start"#, parse_value("3s")).unwrap();
+        assert_eq!((t["flow"][1]["start"].as_str(), t["flow"][0]["start"].as_str()), (Some("2s"), Some("3s")));
+        for (path, expected) in [
+            (r#"topology.links."h0>e0_0.delay"#, "expected a closing quote after \"h0>e0_0.delay"),
+            (r#"topology.links."h0"x.delay"#, "expected a dot or the end"),
+            (r#"topology.links."a\b".delay"#, "backslash"),
+            (r#"flow."mp""#, "expected a key after flow.\"mp\""),
+            (r#"flow."mp.slow".start"#, "no flow named \"mp.slow\""),
+        ] {
+            let err = set_key(&mut t, path, parse_value("1")).unwrap_err();
+            assert!(err.contains(expected), "{path}: {err}");
+        }
     }
 
     #[test]
