@@ -178,7 +178,7 @@ impl Link {
     }
 
     /// Time to serialize `size` bytes, uncached.
-    fn serialization_time_of(&self, size: u64) -> Time {
+    pub(crate) fn serialization_time_of(&self, size: u64) -> Time {
         if self.htsim_serialization { self.rate.serialization_time_htsim(size) } else { self.rate.serialization_time(size) }
     }
 
@@ -236,7 +236,7 @@ impl Link {
             let id = self.unserved.expect("a departure is due, so a packet is in service");
             let (size, after) = (arena[id].size, arena[id].next_queued());
             let service = self.serialization_time(size);
-            self.counters.busy += service;
+            self.counters.busy = self.counters.busy.plus(service);
             self.counters.departures += 1;
             self.counters.bytes_departed += size as u64;
             self.queued.0 -= 1;
@@ -306,13 +306,13 @@ impl Link {
         if self.round_robin.is_some() && self.unserved.is_some() {
             return self.wait_turn(arena, id, now);
         }
-        let departure = self.last_departure.max(now) + self.serialization_time(size);
+        let departure = self.last_departure.max(now).plus(self.serialization_time(size));
         self.last_departure = departure;
         // The queue integrals, by Little: this packet adds its whole wait at once.
         let wait = (departure - now).as_ps() as u128;
         self.counters.queue_packet_ps += wait;
         self.counters.queue_byte_ps += size as u128 * wait;
-        let due = departure + self.delay;
+        let due = departure.plus(self.delay);
         if self.unserved.is_none() {
             self.unserved = Some(id);
             self.next_departure = departure;

@@ -34,7 +34,7 @@ impl Pipe {
     /// other packet's `due` is the time it left its previous hop, not later than `now`).
     #[inline]
     pub fn enter(&mut self, arena: &mut PacketArena, id: PacketId, now: Time) -> Option<Time> {
-        let due = (now + self.delay).max(arena[id].due);
+        let due = now.plus(self.delay).max(arena[id].due);
         let was_empty = self.fifo.is_empty();
         self.fifo.push_due(arena, id, due);
         was_empty.then_some(due)

@@ -60,6 +60,14 @@ impl Time {
     pub const fn as_ps(self) -> u64 {
         self.0
     }
+    /// `self + d` for finite times, as the per-packet path adds them (a clock plus a delay or a
+    /// serialization): one instruction, where `+` saturates at [`Time::NEVER`] for the
+    /// sentinels it may meet. The sum must stay below 2^64 ps (213 days).
+    #[inline(always)]
+    pub fn plus(self, d: Time) -> Time {
+        debug_assert!(self != Time::NEVER && d != Time::NEVER, "plus is for finite times");
+        Time(self.0 + d.0)
+    }
     /// `self - earlier`, or zero if `earlier` is later.
     pub fn saturating_sub(self, earlier: Time) -> Time {
         Time(self.0.saturating_sub(earlier.0))
