@@ -208,7 +208,8 @@ impl RttEstimator {
             self.srtt = Time((7 * self.srtt.0 + r.0) / 8);
         }
         // RTO <- SRTT + max(G, 4 RTTVAR), with a clock granularity G of one picosecond; (2.4) floor.
-        self.rto = (self.srtt + Time((4 * self.rttvar.0).max(1))).max(self.min_rto).min(self.max_rto);
+        // (Both terms come from samples: finite.)
+        self.rto = self.srtt.plus(Time((4 * self.rttvar.0).max(1))).max(self.min_rto).min(self.max_rto);
     }
 
     /// Linux's `tcp_rtt_estimator` and `__tcp_set_rto`, with `rttvar` holding `mdev` (not
