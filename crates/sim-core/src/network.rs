@@ -317,14 +317,6 @@ impl Network {
         self.scratch = dropped;
     }
 
-    /// The furthest ahead of the clock an exit event of a packet of at most `max_packet` bytes
-    /// is scheduled: a link's serialization of such a packet and its delay, or a pipe's delay
-    /// (a sender's send delay aside). For [`EventList::use_wheel`].
-    pub fn max_lead(&self, max_packet: u32) -> Time {
-        let links = self.links.iter().map(|l| l.serialization_time_of(max_packet as u64) + l.delay());
-        links.chain(self.pipes.iter().map(Pipe::delay)).max().unwrap_or(Time::ZERO)
-    }
-
     /// How many links were added; their ids are `0..link_count()`.
     pub fn link_count(&self) -> usize {
         self.links.len()

@@ -74,10 +74,6 @@ pub struct LinkSpec {
     pub events: Vec<(Time, bool)>,
 }
 
-/// Networks of at least this many links keep their events in a timing wheel: a heap of one
-/// event per busy link is cheaper for a handful, the wheel for a FatTree's hundreds.
-const WHEEL_LINKS: usize = 16;
-
 /// With captures, a run is cut into at least this many slices, after each of which the tapped
 /// packets go to the capture sink (slicing changes nothing else).
 const CAPTURE_SLICES: u32 = 1000;
@@ -198,8 +194,6 @@ pub struct Simulation {
     /// Packet captures and where their segments go (none: nothing tapped).
     captures: Vec<CaptureSpec>,
     capture_sink: Option<Box<dyn CaptureSink>>,
-    /// Whether the event list's form was chosen for the network (at the first event).
-    event_list_planned: bool,
 }
 
 impl Simulation {
@@ -229,7 +223,6 @@ impl Simulation {
             captures: Vec::new(),
             capture_sink: None,
             samples: Vec::new(),
-            event_list_planned: false,
         }
     }
 
@@ -386,9 +379,6 @@ impl Simulation {
     /// run in all; returns whether it stopped for the count.
     #[inline(never)]
     fn advance(&mut self, until: Time, max_events: u64) -> bool {
-        if !self.event_list_planned {
-            self.plan_event_list();
-        }
         while let Some(due) = self.ctx.events.take_until(until) {
             self.dispatch(due);
             if self.ctx.events.executed() >= max_events {
@@ -396,17 +386,6 @@ impl Simulation {
             }
         }
         false
-    }
-
-    /// Before the first event: a network of many links keeps its events in a timing wheel
-    /// (docs/performance.md has the measurements).
-    #[cold]
-    fn plan_event_list(&mut self) {
-        self.event_list_planned = true;
-        if self.ctx.net.link_count() >= WHEEL_LINKS {
-            let largest = self.config.mss.max(self.config.ack_size);
-            self.ctx.events.use_wheel(self.ctx.net.max_lead(largest));
-        }
     }
 
     #[inline(always)]
