@@ -202,8 +202,8 @@ impl Network {
 
     /// Stores `packet` in slot `slot` (a packet the caller owns and is done with), or in a new
     /// one, and sends it along the route starting at `route`: [`Network::send`] for a packet
-    /// made whole by its sender, which writes it once. Returns its id and, if the route has no
-    /// queue or pipe, its delivery.
+    /// made whole by its sender, which writes it once. Returns a delivery if the route has no
+    /// queue or pipe.
     #[inline(always)]
     pub fn send_packet<E: From<NetEvent> + EventCode>(
         &mut self,
@@ -211,7 +211,7 @@ impl Network {
         slot: Option<PacketId>,
         route: RouteId,
         events: &mut EventList<E>,
-    ) -> (PacketId, Option<Delivery>) {
+    ) -> Option<Delivery> {
         packet.hop = route.0;
         let size = packet.size;
         let id = match slot {
@@ -221,7 +221,7 @@ impl Network {
             }
             None => self.packets.alloc(packet),
         };
-        (id, self.forward(id, route.0, size, events))
+        self.forward(id, route.0, size, events)
     }
 
     /// Moves packet `id`, of `size` bytes, into hop `hop`, its current one.

@@ -223,8 +223,7 @@ impl PacketFifo {
     /// The packet queued after `id`, if any.
     #[inline]
     pub fn after(&self, arena: &PacketArena, id: PacketId) -> Option<PacketId> {
-        let next = arena[id].next;
-        (next != PacketId::NIL).then_some(PacketId(next))
+        arena[id].next_queued()
     }
 
     /// Cuts the FIFO after `last` (or empties it if `last` is `None`) and returns the first

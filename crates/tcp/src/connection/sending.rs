@@ -229,7 +229,7 @@ impl Connection {
             *last = due.max(*last);
             packet.due = *last;
         }
-        let (_, delivered) = ctx.net.send_packet(packet, slot, self.senders[r].route(), &mut ctx.events);
+        let delivered = ctx.net.send_packet(packet, slot, self.senders[r].route(), &mut ctx.events);
         debug_assert!(delivered.is_none(), "every route crosses at least one link");
     }
 
